@@ -1,0 +1,65 @@
+"""The ``semcer`` command line: a thin layer over the Python API.
+
+Each subcommand lives in its own module with ``register(subparsers)``; a user mistake (any
+:class:`semcer.errors.SemcerError`) is printed as one line on standard error with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ..errors import SemcerError
+from ..version import __version__
+
+#: Subcommand modules, in the order ``semcer --help`` lists them.
+_COMMAND_MODULES: tuple[str, ...] = (
+    "cer",
+)
+
+_DESCRIPTION = """\
+semcer measures OCR and VLM transcriptions against references.
+
+  semcer cer REFS HYPS      character error rate, every convention declared
+  semcer score REFS HYPS    CER and semCER: each grapheme edit charged a severity by a judge
+
+Every number is printed with its signature: the unit, the text policy (name and hash), the
+empty-reference policy, the aggregation, the Unicode versions and the semcer version. Two numbers
+are comparable only when their signatures match.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="semcer",
+        description=_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"semcer {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _COMMAND_MODULES:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except SemcerError as exc:
+        print(f"semcer: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("semcer: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
