@@ -1,0 +1,107 @@
+"""Minimum-edit alignment of two unit sequences, with typed edits.
+
+The aligner is rapidfuzz's Levenshtein ``editops`` (unit costs; bit-parallel, and Hirschberg's
+linear-memory divide and conquer on long sequences, so 100k-unit lines need no quadratic memory).
+It is a pure function of the two sequences' equality pattern, hence deterministic. Ties between
+minimal alignments are broken as rapidfuzz's backtrace does, walking back from the ends of both
+sequences: a match when the two current units are equal, otherwise a deletion if it stays on a
+minimal path, otherwise a substitution, otherwise an insertion. ``tests/test_align.py`` checks this
+rule against an independent dynamic programme.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from rapidfuzz.distance import Levenshtein
+
+_OP = {"replace": "S", "delete": "D", "insert": "I"}
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """One unit edit.
+
+    ``op`` is ``"S"``, ``"D"`` or ``"I"``. ``ref_pos``/``hyp_pos`` are unit indices into the
+    policy-applied reference and output (for an insertion ``ref_pos`` is the reference index
+    before which the unit is inserted; for a deletion ``hyp_pos`` likewise). ``ref_unit``/
+    ``hyp_unit`` are the units ("" on the side where nothing stands). ``ref_span``/``hyp_span``
+    are code-point ``(start, end)`` offsets into the original, pre-policy strings, or ``None``
+    when the policy does not allow mapping back (see :meth:`TextPolicy.offset_map`) or they were
+    not requested.
+    """
+
+    op: str
+    ref_pos: int
+    hyp_pos: int
+    ref_unit: str
+    hyp_unit: str
+    ref_span: tuple[int, int] | None = None
+    hyp_span: tuple[int, int] | None = None
+
+
+def editops(a: Sequence, b: Sequence) -> list[tuple[str, int, int]]:
+    """Raw ``(tag, ref_pos, hyp_pos)`` operations of a minimum-edit alignment of ``a`` and ``b``."""
+    return Levenshtein.editops(a, b).as_list()
+
+
+def count_ops(ops: list[tuple[str, int, int]]) -> tuple[int, int, int]:
+    """(substitutions, deletions, insertions) of a list of editops."""
+    s = d = 0
+    for tag, _, _ in ops:
+        if tag == "replace":
+            s += 1
+        elif tag == "delete":
+            d += 1
+    return s, d, len(ops) - s - d
+
+
+def to_edits(ops: list[tuple[str, int, int]], ref_units: Sequence[str], hyp_units: Sequence[str]) -> list[Edit]:
+    """Typed edits from editops and the two unit sequences."""
+    out = []
+    for tag, i, j in ops:
+        if tag == "replace":
+            out.append(Edit("S", i, j, ref_units[i], hyp_units[j]))
+        elif tag == "delete":
+            out.append(Edit("D", i, j, ref_units[i], ""))
+        else:
+            out.append(Edit("I", i, j, "", hyp_units[j]))
+    return out
+
+
+def unit_spans(units: Sequence[str], cp_map: list[tuple[int, int]] | None) -> list[tuple[int, int]] | None:
+    """Original code-point span of each unit, from the policy's per-code-point offset map."""
+    if cp_map is None:
+        return None
+    spans = []
+    pos = 0
+    for u in units:
+        n = len(u)
+        first, last = cp_map[pos], cp_map[pos + n - 1]
+        spans.append((first[0], max(last[1], first[1])))
+        pos += n
+    return spans
+
+
+def with_spans(
+    edits: list[Edit],
+    ref_spans: list[tuple[int, int]] | None,
+    hyp_spans: list[tuple[int, int]] | None,
+    ref_len: int,
+    hyp_len: int,
+) -> list[Edit]:
+    """Edits with original offsets filled in; an empty side gets the empty span where it stands."""
+    if ref_spans is None or hyp_spans is None:
+        return edits
+
+    def at(spans: list[tuple[int, int]], i: int, total: int) -> tuple[int, int]:
+        p = spans[i][0] if i < len(spans) else (spans[-1][1] if spans else total)
+        return (p, p)
+
+    out = []
+    for e in edits:
+        rs = ref_spans[e.ref_pos] if e.op != "I" else at(ref_spans, e.ref_pos, ref_len)
+        hs = hyp_spans[e.hyp_pos] if e.op != "D" else at(hyp_spans, e.hyp_pos, hyp_len)
+        out.append(Edit(e.op, e.ref_pos, e.hyp_pos, e.ref_unit, e.hyp_unit, rs, hs))
+    return out

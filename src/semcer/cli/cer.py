@@ -1,0 +1,45 @@
+"""`semcer cer`: character error rate with every convention declared."""
+
+from __future__ import annotations
+
+import argparse
+
+from .common import add_input_options, add_output_options, dumps, emit, load_pairs, show_progress
+from .table import render_evaluation
+
+HELP = """\
+Compute character error rate (CER) of HYPS against REFS.
+
+CER = (S + D + I) / N over a minimum-edit alignment of units, N = reference units. Both corpus CER
+(Σ edits / Σ units: long documents weigh more) and document-mean CER (mean over documents of each
+document's CER, its pages combined first) are reported, always with the signature that pins the
+unit, the text policy, the empty-reference policy and the versions.
+
+examples:
+  semcer cer examples/references.jsonl examples/tess_noisy.jsonl
+  semcer cer refs.txt hyps.txt --unit codepoint --policy raw      # what jiwer.cer computes
+  semcer cer refs/ hyps/ --policy normalized --json -o result.json
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("cer", help="character error rate with every convention declared",
+                       description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_input_options(p)
+    add_output_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..evaluate import evaluate
+
+    paired = load_pairs(args)
+    result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
+                      progress=show_progress(args))
+    if args.json:
+        out = result.to_dict(lines=args.lines)
+        out["unmatched"] = {"dropped_refs": len(paired.dropped_refs), "dropped_hyps": len(paired.dropped_hyps)}
+        emit(dumps(out), args.output)
+    else:
+        emit(render_evaluation(result, paired, refs=args.refs, hyps=args.hyps), args.output)
+    return 0

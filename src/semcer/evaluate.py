@@ -1,0 +1,315 @@
+"""The Python API: ``cer``, ``align`` and corpus-level ``evaluate``. The CLI is a thin layer over it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from .align import Edit, count_ops, editops, to_edits, unit_spans, with_spans
+from .errors import EmptyReferenceError, InputError, SemcerError
+from .policy import TextPolicy, get_policy
+from .signature import Signature
+from .stats import LineStats, Totals, mean_defined, total
+from .units import Unit, alignable_pair, check_unit
+
+EMPTY_REF_POLICIES: dict[str, str] = {
+    "error": "default: stop with an error naming the first line whose reference is empty after the policy",
+    "skip": "leave such lines out of every number; how many were skipped is reported",
+    "insertions": "count their insertions in the corpus numerator (0 units in the denominator); "
+    "their line CER is undefined (null) and a document with no reference units is left out of the document mean",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Alignment:
+    """The alignment of one reference with one output, after the policy."""
+
+    ref: str
+    hyp: str
+    ref_units: Sequence[str]
+    hyp_units: Sequence[str]
+    edits: tuple[Edit, ...]
+    stats: LineStats
+    offsets: bool  # whether ref_span/hyp_span of the edits are available
+
+    @property
+    def cer(self) -> float | None:
+        return self.stats.cer
+
+
+@dataclass(frozen=True, slots=True)
+class LineResult:
+    id: str
+    doc: str
+    lang: str | None
+    stats: LineStats
+    edits: tuple[Edit, ...] | None = None
+    alignment: Alignment | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentResult:
+    doc: str
+    totals: Totals
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A corpus evaluation: statistics per line, per document, corpus and document mean."""
+
+    signature: Signature
+    lines: tuple[LineResult, ...]
+    documents: tuple[DocumentResult, ...]
+    corpus: Totals
+    document_mean_cer: float | None
+    document_mean_semcer: float | None
+    documents_defined: int
+    skipped_empty: tuple[str, ...] = ()
+    judged: list[Any] | None = None  # JudgedEdit rows when a judge ran
+    judge_summary: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self, *, lines: bool = False) -> dict[str, Any]:
+        """The JSON shape documented in the README (no Infinity, no NaN: undefined is null)."""
+        c = self.corpus
+        corpus = {
+            "cer": c.cer, "edits": c.edits, "substitutions": c.substitutions,
+            "deletions": c.deletions, "insertions": c.insertions, "units": c.units,
+            "lines": c.lines, "documents": len(self.documents),
+        }
+        dm: dict[str, Any] = {"cer": self.document_mean_cer, "documents": self.documents_defined}
+        docs = []
+        for d in self.documents:
+            row = {"doc": d.doc, "cer": d.totals.cer, "edits": d.totals.edits,
+                   "units": d.totals.units, "lines": d.totals.lines}
+            if self.signature.judge:
+                row["semcer"] = d.totals.semcer
+                row["severity"] = d.totals.severity
+            docs.append(row)
+        if self.signature.judge:
+            corpus["semcer"] = c.semcer
+            corpus["severity"] = c.severity
+            dm["semcer"] = self.document_mean_semcer
+        out: dict[str, Any] = {
+            "signature": str(self.signature),
+            "signature_fields": self.signature.fields(),
+            "corpus": corpus,
+            "document_mean": dm,
+            "documents": docs,
+            "skipped": {"empty_references": len(self.skipped_empty), "ids": list(self.skipped_empty)},
+        }
+        if self.signature.judge:
+            out["judge"] = {"identity": self.signature.judge, **self.judge_summary}
+        if lines:
+            out["lines"] = [
+                {"id": l.id, "doc": l.doc, "lang": l.lang, "cer": l.stats.cer,
+                 "substitutions": l.stats.substitutions, "deletions": l.stats.deletions,
+                 "insertions": l.stats.insertions, "units": l.stats.units,
+                 **({"semcer": l.stats.semcer, "severity": l.stats.severity} if self.signature.judge else {})}
+                for l in self.lines
+            ]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Pair:
+    id: str
+    ref: str
+    hyp: str
+    doc: str
+    lang: str | None
+
+
+def align(
+    reference: str,
+    hypothesis: str,
+    *,
+    unit: Unit = "grapheme",
+    policy: str | TextPolicy | None = None,
+    offsets: bool = True,
+) -> Alignment:
+    """Align one reference with one output and return typed edits with their original offsets."""
+    check_unit(unit)
+    pol = get_policy(policy)
+    return _align_one(reference, hypothesis, unit, pol, edits=True, offsets=offsets)
+
+
+def cer(
+    reference: str | Sequence[str],
+    hypothesis: str | Sequence[str],
+    *,
+    unit: Unit = "grapheme",
+    policy: str | TextPolicy | None = None,
+    empty_ref: str = "error",
+) -> float:
+    """CER of one line, or corpus CER (Σ edits / Σ reference units) of two equal-length lists."""
+    if isinstance(reference, str) != isinstance(hypothesis, str):
+        raise InputError("pass two strings or two lists of strings")
+    if isinstance(reference, str):
+        reference, hypothesis = [reference], [hypothesis]  # type: ignore[list-item]
+    result = evaluate(reference, hypothesis, unit=unit, policy=policy, empty_ref=empty_ref)
+    if result.corpus.cer is None:
+        raise EmptyReferenceError("CER is undefined: every reference is empty after the policy")
+    return result.corpus.cer
+
+
+def _align_one(ref: str, hyp: str, unit: Unit, pol: TextPolicy, *, edits: bool, offsets: bool) -> Alignment:
+    r, h = pol(ref), pol(hyp)
+    a, b, ru, hu = alignable_pair(r, h, unit)
+    ops = editops(a, b)
+    s, d, i = count_ops(ops)
+    stats = LineStats(s, d, i, len(ru))
+    ed = to_edits(ops, ru, hu) if edits else []
+    have_offsets = False
+    if edits and offsets:
+        rmap = _identity_map(ref) if pol.is_identity else pol.offset_map(ref)
+        hmap = _identity_map(hyp) if pol.is_identity else pol.offset_map(hyp)
+        rs, hs = unit_spans(ru, rmap), unit_spans(hu, hmap)
+        if rs is not None and hs is not None:
+            ed = with_spans(ed, rs, hs, len(ref), len(hyp))
+            have_offsets = True
+    return Alignment(r, h, ru, hu, tuple(ed), stats, have_offsets)
+
+
+def _identity_map(text: str) -> list[tuple[int, int]]:
+    return [(k, k + 1) for k in range(len(text))]
+
+
+def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[str, str] | None) -> list[_Pair]:
+    from .readers import Collection, Paired, pair_collections
+
+    if isinstance(references, Paired):
+        return [_Pair(p.id, p.ref, p.hyp, p.doc, p.lang) for p in references.pairs]
+    if isinstance(references, Collection) and isinstance(hypotheses, Collection):
+        paired = pair_collections(references, hypotheses)
+        return [_Pair(p.id, p.ref, p.hyp, p.doc, p.lang) for p in paired.pairs]
+    if isinstance(references, Mapping) and isinstance(hypotheses, Mapping):
+        missing = [k for k in references if k not in hypotheses]
+        extra = [k for k in hypotheses if k not in references]
+        if missing or extra:
+            raise InputError(
+                f"ids differ: {len(missing)} only in references (e.g. {missing[:3]}), "
+                f"{len(extra)} only in outputs (e.g. {extra[:3]})"
+            )
+        ids = [str(k) for k in references]
+        refs = [references[k] for k in references]
+        hyps = [hypotheses[k] for k in references]
+    else:
+        if isinstance(references, str) or isinstance(hypotheses, str):
+            raise InputError("references and outputs must both be lists (or both dicts) of strings")
+        refs, hyps = list(references), list(hypotheses)
+        if len(refs) != len(hyps):
+            raise InputError(f"{len(refs)} references but {len(hyps)} outputs")
+        ids = [str(k + 1) for k in range(len(refs))]
+    for k, (r, h) in enumerate(zip(refs, hyps)):
+        if not isinstance(r, str) or not isinstance(h, str):
+            raise InputError(f"item {ids[k]}: texts must be str, got {type(r).__name__} and {type(h).__name__}")
+    if docs is None:
+        doc_of = ids
+    elif isinstance(docs, Mapping):
+        doc_of = [str(docs.get(i, i)) for i in ids]
+    else:
+        doc_of = [str(d) for d in docs]
+        if len(doc_of) != len(ids):
+            raise InputError(f"{len(doc_of)} document ids for {len(ids)} lines")
+    return [_Pair(i, r, h, d, None) for i, r, h, d in zip(ids, refs, hyps, doc_of)]
+
+
+def evaluate(
+    references: Any,
+    hypotheses: Any = None,
+    *,
+    unit: Unit = "grapheme",
+    policy: str | TextPolicy | None = None,
+    empty_ref: str = "error",
+    docs: Sequence[str] | Mapping[str, str] | None = None,
+    edits: bool = False,
+    offsets: bool = False,
+    judge: Any = None,
+    store: Any = None,
+    progress: bool = False,
+) -> Evaluation:
+    """Score a corpus: per line, per document, corpus CER and document-mean CER (and semCER with a judge).
+
+    ``references``/``hypotheses`` are two lists of strings (ids 1..n; each line is its own document
+    unless ``docs`` says otherwise), two dicts id → text, two :class:`semcer.readers.Collection`, or a
+    :class:`semcer.readers.Paired` alone. With ``judge`` (a :class:`semcer.judges.base.Judge`, or a
+    name such as ``"rubric"``), every grapheme edit is charged a severity and semCER is reported;
+    ``store`` (a path or :class:`semcer.store.JudgedEditStore`) caches judged edits.
+    """
+    check_unit(unit)
+    if empty_ref not in EMPTY_REF_POLICIES:
+        raise SemcerError(f"unknown empty-reference policy {empty_ref!r}; choose one of: {', '.join(EMPTY_REF_POLICIES)}")
+    pol = get_policy(policy)
+    pairs = _as_pairs(references, hypotheses, docs)
+    if not pairs:
+        raise InputError("nothing to score: no lines")
+    if judge is not None:
+        from .judges import resolve_judge
+
+        judge = resolve_judge(judge)
+        need_edits = True
+    else:
+        need_edits = edits
+
+    rows: list[LineResult] = []
+    skipped: list[str] = []
+    bar = _progress(len(pairs), progress, "aligning")
+    for p in pairs:
+        al = _align_one(p.ref, p.hyp, unit, pol, edits=need_edits, offsets=offsets)
+        if al.stats.units == 0:
+            if empty_ref == "error":
+                detail = "" if not p.ref else f" after policy {pol.name!r} (raw reference {p.ref!r})"
+                raise EmptyReferenceError(
+                    f"line {p.id!r}: the reference is empty{detail}, so its CER is undefined; "
+                    "use --empty-ref skip or --empty-ref insertions to choose how such lines count"
+                )
+            if empty_ref == "skip":
+                skipped.append(p.id)
+                bar.update(1)
+                continue
+        rows.append(LineResult(p.id, p.doc, p.lang, al.stats, al.edits if need_edits else None,
+                               al if need_edits else None))
+        bar.update(1)
+    bar.close()
+    if not rows:
+        raise EmptyReferenceError("nothing left to score: every reference is empty after the policy")
+
+    judged = None
+    summary: dict[str, Any] = {}
+    if judge is not None:
+        from .scoring import judge_lines
+
+        rows, judged, summary = judge_lines(rows, judge, store=store, progress=progress)
+        if not edits:
+            rows = [LineResult(r.id, r.doc, r.lang, r.stats) for r in rows]
+
+    return _aggregate(rows, Signature.build(unit, pol, empty_ref, judge.identity if judge else None),
+                      tuple(skipped), judged, summary)
+
+
+def _aggregate(rows: list[LineResult], sig: Signature, skipped: tuple[str, ...], judged, summary) -> Evaluation:
+    by_doc: dict[str, list[LineStats]] = {}
+    for r in rows:
+        by_doc.setdefault(r.doc, []).append(r.stats)
+    documents = tuple(DocumentResult(d, total(st)) for d, st in by_doc.items())
+    corpus = total(r.stats for r in rows)
+    dm_cer, n_def = mean_defined(d.totals.cer for d in documents)
+    dm_sem, _ = mean_defined(d.totals.semcer for d in documents) if sig.judge else (None, 0)
+    return Evaluation(sig, tuple(rows), documents, corpus, dm_cer, dm_sem, n_def, skipped, judged, summary)
+
+
+class _NoBar:
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress(total_: int, enabled: bool, desc: str):
+    if not enabled or total_ < 2000:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total_, desc=desc, unit="line", leave=False, mininterval=0.2)

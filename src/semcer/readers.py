@@ -1,0 +1,482 @@
+"""Read reference and output (hypothesis) collections and pair them by id.
+
+Every reader turns one input into a :class:`Collection` of :class:`Item` values, each remembering
+where it was read (``path:line``) so that later errors can point back at the input. Files are read
+as bytes and decoded as strict UTF-8 (a leading BOM is removed); a user mistake is always an
+:class:`~semcer.errors.InputError` with a one-line ``path:line: message``, never a traceback.
+
+Formats (``format=`` or detected from the path):
+
+- ``jsonl`` (``.jsonl``, ``.ndjson``): one JSON object per line with ``id`` (a string; an integer
+  is accepted and becomes its decimal string) and ``text``; optional ``doc`` and ``lang``; other
+  keys are ignored. Blank lines are allowed only at the end of the file.
+- ``tsv`` / ``csv``: a header row naming at least ``id`` and ``text`` (optional ``doc``,
+  ``lang``; other columns are ignored). CSV follows the usual quoting rules (a quoted field may
+  hold commas, quotes and newlines). TSV has no quoting and no escapes: every character except tab
+  and newline is literal, so quotes and backslashes in the text survive as they are.
+  Blank lines are allowed only at the end of the file.
+- ``text`` (anything else): line-aligned, one item per line, id = 1-based line number. Blank lines
+  are items with empty text; only the line break itself (``\\n`` or ``\\r\\n``) is removed, all
+  other whitespace is kept; a final line break does not start another item.
+- ``directory``: every ``*.txt`` file below the directory (recursively; hidden files and
+  directories, whose name starts with ``.``, are skipped), one page per file. The id is the
+  relative path with ``/`` separators (``book1/p001.txt``), the text is the file content with one
+  trailing line break removed. **The directory is the document**: the doc of a page is the path of
+  the directory that holds it (``book1`` for ``book1/p001.txt``, ``en/book1`` for
+  ``en/book1/p001.txt``); a page directly in the top directory has no doc, so it is its own
+  document, like any item without a doc.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import json.scanner
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from semcer.errors import InputError
+
+__all__ = [
+    "FORMATS",
+    "Collection",
+    "Item",
+    "Pair",
+    "Paired",
+    "pair_collections",
+    "read_collection",
+]
+
+#: Formats :func:`read_collection` accepts; ``"memory"`` marks collections built in code.
+FORMATS = ("jsonl", "tsv", "csv", "text", "directory")
+_SUFFIX_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".tsv": "tsv", ".csv": "csv"}
+_BOM = b"\xef\xbb\xbf"
+_SHOW_IDS = 5  # how many unmatched ids an error message lists per side
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One reference or output line (or page) as read, with where it was read from."""
+
+    id: str
+    text: str
+    doc: str | None = None  # document id; None = not given
+    lang: str | None = None
+    source: str = ""  # "path:line" where it was read, for error messages
+
+
+@dataclass(frozen=True)
+class Collection:
+    """All items read from one input, in input order, with unique ids."""
+
+    items: tuple[Item, ...]
+    path: str  # what was read
+    format: str  # "jsonl" | "tsv" | "csv" | "text" | "directory" | "memory"
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One reference with its output, and the document and language they belong to."""
+
+    id: str
+    ref: str
+    hyp: str
+    doc: str  # the item's doc if given on either side, else the id (the line is its own document)
+    lang: str | None
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Matched pairs in reference order, plus the ids dropped for having no partner."""
+
+    pairs: tuple[Pair, ...]
+    dropped_refs: tuple[str, ...]  # ids only in the references (unmatched="drop")
+    dropped_hyps: tuple[str, ...]  # ids only in the outputs (unmatched="drop")
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+
+
+def read_collection(path: str | os.PathLike, *, format: str | None = None) -> Collection:
+    """Read one reference or output collection, detecting the format from the path if not given.
+
+    A directory is read as ``directory``; ``.jsonl``/``.ndjson`` as ``jsonl``; ``.tsv`` and
+    ``.csv`` as such; any other file as line-aligned ``text``. Raises InputError for anything
+    malformed, with the file and line in the message.
+    """
+    p = Path(path)
+    name = str(path)
+    if not p.exists():
+        raise InputError(f"{name}: no such file or directory")
+    fmt = _detect_format(p) if format is None else format
+    if fmt not in FORMATS:
+        raise InputError(f"{name}: unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if fmt == "directory":
+        if not p.is_dir():
+            raise InputError(f"{name}: format 'directory' needs a directory, this is a file")
+        items = _read_directory(p, name)
+    else:
+        if p.is_dir():
+            raise InputError(f"{name}: is a directory; read it with format 'directory'")
+        text = _decode(_read_bytes(p, name), name)
+        items = _FILE_READERS[fmt](text, name)
+    if not items:
+        raise InputError(f"{name}: no items (the input is empty)")
+    _check_unique(items, name)
+    return Collection(items=tuple(items), path=name, format=fmt)
+
+
+def _detect_format(p: Path) -> str:
+    if p.is_dir():
+        return "directory"
+    return _SUFFIX_FORMATS.get(p.suffix.lower(), "text")
+
+
+def _read_bytes(p: Path, name: str) -> bytes:
+    try:
+        return p.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
+
+
+def _decode(data: bytes, name: str) -> str:
+    """Strict UTF-8 without a leading BOM; no NUL characters. Errors name line and byte offset."""
+    skip = len(_BOM) if data.startswith(_BOM) else 0
+    try:
+        text = data[skip:].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = skip + exc.start
+        line = data.count(b"\n", 0, offset) + 1
+        bad = data[offset : offset + 1].hex().upper()
+        raise InputError(
+            f"{name}:{line}: invalid UTF-8 (byte 0x{bad} at byte offset {offset}); "
+            "save the file as UTF-8"
+        ) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise InputError(f"{name}:{line}: NUL character (U+0000) in the input; is this a text file?")
+    return text
+
+
+def _lines(text: str) -> list[str]:
+    """Split on ``\\n`` only (not on the other characters str.splitlines breaks at).
+
+    One ``\\r`` before each ``\\n`` is removed; a final ``\\n`` does not add an empty line.
+    """
+    lines = text.split("\n")
+    last = lines.pop()
+    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
+    if last:
+        lines.append(last)
+    return lines
+
+
+def _content_end(lines: list[str], name: str, kind: str, *, strip: bool = True) -> int:
+    """Number of lines before the trailing blank ones; a blank line before that is an error.
+
+    With strip, a line of only whitespace counts as blank (JSONL); without, only an empty one.
+    """
+    def blank(line: str) -> bool:
+        return not (line.strip() if strip else line)
+
+    end = len(lines)
+    while end and blank(lines[end - 1]):
+        end -= 1
+    for i in range(end):
+        if blank(lines[i]):
+            raise InputError(
+                f"{name}:{i + 1}: blank line in a {kind} file (only allowed at the end); "
+                "remove it or give the item an empty text"
+            )
+    return end
+
+
+def _read_jsonl(text: str, name: str) -> list[Item]:
+    lines = _lines(text)
+    end = len(lines)
+    while end and not lines[end - 1].strip():  # blank lines at the end are allowed
+        end -= 1
+    items = []
+    append = items.append
+    for i in range(end):
+        line = lines[i]
+        where = f"{name}:{i + 1}"
+        obj = _parse_json(line, where)
+        if type(obj) is not dict:
+            raise InputError(
+                f"{where}: expected a JSON object with 'id' and 'text', got {_json_type(obj)}"
+            )
+        id_, text_, doc, lang = obj.get("id"), obj.get("text"), obj.get("doc"), obj.get("lang")
+        if (type(id_) is str and id_ and type(text_) is str
+                and (doc is None or type(doc) is str) and (lang is None or type(lang) is str)):
+            item = Item(id_, text_, doc or None, lang or None, where)  # the usual, valid record
+        else:
+            item = _make_item(id_, text_, doc, lang, where)
+        if "\\u" in line:  # escapes can smuggle in what the raw bytes could not hold
+            _check_escaped(item, where)
+        append(item)
+    return items
+
+
+_scan = json.scanner.make_scanner(json.JSONDecoder())
+
+
+def _parse_json(line: str, where: str) -> object:
+    """json.loads(line), about a third faster: the scanner is called directly on the usual line."""
+    try:
+        obj, end = _scan(line, 0)
+        if end == len(line) or not line[end:].strip():
+            return obj
+    except (StopIteration, json.JSONDecodeError):
+        if not line.strip():
+            raise InputError(
+                f"{where}: blank line in a JSONL file (only allowed at the end); "
+                "remove it or give the item an empty text"
+            ) from None
+    try:  # leading whitespace, trailing data or an error: let json.loads decide and explain
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where}: malformed JSON: {exc.msg} (column {exc.colno})") from None
+
+
+def _json_type(obj: object) -> str:
+    names = {list: "an array", str: "a string", int: "a number", float: "a number",
+             bool: "a boolean", type(None): "null"}
+    return names.get(type(obj), type(obj).__name__)
+
+
+def _make_item(id_: object, text: object, doc: object, lang: object, where: str) -> Item:
+    """Validate the fields of one record (from JSON or a table row) and build its Item."""
+    if type(id_) is int:  # not bool, which is an int subclass
+        id_ = str(id_)
+    elif type(id_) is not str:
+        got = "missing" if id_ is None else f"a {_json_type(id_)}, not a string"
+        raise InputError(f"{where}: 'id' is {got}; every item needs a string id")
+    if not id_:
+        raise InputError(f"{where}: 'id' is empty; every item needs a non-empty id")
+    if type(text) is not str:
+        got = "missing" if text is None else f"a {_json_type(text)}, not a string"
+        raise InputError(f"{where}: 'text' is {got} (id {id_!r}); use \"\" for an empty text")
+    for key, value in (("doc", doc), ("lang", lang)):
+        if value is not None and type(value) is not str:
+            raise InputError(f"{where}: {key!r} must be a string or absent, not {_json_type(value)}")
+    return Item(id=id_, text=text, doc=doc or None, lang=lang or None, source=where)
+
+
+def _check_escaped(item: Item, where: str) -> None:
+    """Reject NUL and lone surrogates that a JSON escape (\\u0000, \\ud800) put into a string."""
+    for value in (item.id, item.text, item.doc or "", item.lang or ""):
+        if "\x00" in value:
+            raise InputError(f"{where}: NUL character (U+0000) in a JSON string")
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(
+                f"{where}: lone surrogate escape in a JSON string (not valid Unicode text)"
+            ) from None
+
+
+def _read_text(text: str, name: str) -> list[Item]:
+    return [
+        Item(id=str(n), text=line, source=f"{name}:{n}")
+        for n, line in enumerate(_lines(text), start=1)
+    ]
+
+
+def _read_tsv(text: str, name: str) -> list[Item]:
+    lines = _lines(text)
+    end = _content_end(lines, name, "TSV", strip=False)
+    reader = csv.reader(lines[:end], delimiter="\t", quoting=csv.QUOTE_NONE, strict=True)
+    return _read_table(_numbered(reader, name), name, "TSV")
+
+
+def _read_csv(text: str, name: str) -> list[Item]:
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    rows = list(_numbered(reader, name))
+    while rows and not rows[-1][1]:  # trailing blank lines are allowed
+        rows.pop()
+    for line, row in rows:
+        if not row:
+            raise InputError(
+                f"{name}:{line}: blank line in a CSV file (only allowed at the end); "
+                "remove it or give the item an empty text"
+            )
+    return _read_table(iter(rows), name, "CSV")
+
+
+def _numbered(reader: Iterator[list[str]], name: str) -> Iterator[tuple[int, list[str]]]:
+    """Yield (first line of the record, fields); a record may span lines in CSV."""
+    line = 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError(f"{name}:{line}: malformed row: {exc}") from None
+        yield line, row
+        line = reader.line_num + 1
+
+
+def _read_table(rows: Iterator[tuple[int, list[str]]], name: str, kind: str) -> list[Item]:
+    first = next(rows, None)
+    if first is None:
+        return []
+    header = [h.strip() for h in first[1]]
+    col = {}
+    for i, h in enumerate(header):
+        if h in col and h in ("id", "text", "doc", "lang"):
+            raise InputError(f"{name}:1: column {h!r} appears twice in the header")
+        col.setdefault(h, i)
+    missing = [c for c in ("id", "text") if c not in col]
+    if missing:
+        sep = "\\t" if kind == "TSV" else ","
+        raise InputError(
+            f"{name}:1: header has no {' or '.join(map(repr, missing))} column "
+            f"(header: {sep.join(header)!r}); a {kind} file needs a header row with at least "
+            "'id' and 'text'"
+        )
+    i_id, i_text = col["id"], col["text"]
+    i_doc, i_lang = col.get("doc"), col.get("lang")
+    width = len(header)
+    items = []
+    for line, row in rows:
+        where = f"{name}:{line}"
+        if len(row) != width:
+            hint = " (a tab inside the text?)" if kind == "TSV" and len(row) > width else ""
+            raise InputError(f"{where}: {len(row)} fields, the header has {width}{hint}")
+        doc = row[i_doc] if i_doc is not None else None
+        lang = row[i_lang] if i_lang is not None else None
+        items.append(_make_item(row[i_id], row[i_text], doc, lang, where))
+    return items
+
+
+def _read_directory(root: Path, name: str) -> list[Item]:
+    items = []
+    for rel in _txt_files(root):
+        path = root.joinpath(*rel.split("/"))
+        fname = str(path)
+        text = _decode(_read_bytes(path, fname), fname)
+        if text.endswith("\n"):
+            text = text[:-2] if text.endswith("\r\n") else text[:-1]
+        parent = rel.rpartition("/")[0]
+        items.append(Item(id=rel, text=text, doc=parent or None, source=f"{fname}:1"))
+    if not items:
+        raise InputError(f"{name}: no items (no .txt files in this directory)")
+    return items
+
+
+def _txt_files(root: Path) -> list[str]:
+    """Relative paths (with '/') of the non-hidden *.txt files below root, sorted."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        found.extend(
+            prefix + f
+            for f in filenames
+            if f.lower().endswith(".txt") and not f.startswith(".") and os.path.isfile(os.path.join(dirpath, f))
+        )
+    return sorted(found)
+
+
+def _check_unique(items: list[Item] | tuple[Item, ...], name: str) -> None:
+    if len({item.id for item in items}) == len(items):
+        return
+    seen: dict[str, Item] = {}
+    for item in items:
+        first = seen.setdefault(item.id, item)
+        if first is not item:
+            raise InputError(
+                f"{item.source or name}: duplicate id {item.id!r} (first at {first.source or name})"
+            )
+
+
+_FILE_READERS = {"jsonl": _read_jsonl, "tsv": _read_tsv, "csv": _read_csv, "text": _read_text}
+
+
+# --------------------------------------------------------------------------------------------
+# Pairing
+
+
+def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "error") -> Paired:
+    """Match each reference with the output of the same id, in reference order.
+
+    Ids present on one side only are an error by default (a missing output would otherwise be
+    silently ignored); ``unmatched="drop"`` drops them and records their ids, so the caller can
+    report how many were dropped. The same id with a different doc or lang on the two sides is an
+    error. A pair's doc is the reference's doc if given, else the output's, else the id itself.
+    """
+    if unmatched not in ("error", "drop"):
+        raise InputError(f"unknown unmatched policy {unmatched!r}; expected 'error' or 'drop'")
+    ref_by_id = _index(refs)
+    hyp_by_id = _index(hyps)
+    only_refs = tuple(i for i in ref_by_id if i not in hyp_by_id)
+    only_hyps = tuple(i for i in hyp_by_id if i not in ref_by_id)
+    if (only_refs or only_hyps) and unmatched == "error":
+        raise InputError(_unmatched_message(refs, hyps, only_refs, only_hyps))
+    pairs = []
+    for id_, ref in ref_by_id.items():
+        hyp = hyp_by_id.get(id_)
+        if hyp is None:
+            continue
+        doc = _agree(ref.doc, hyp.doc, "doc", ref, hyp, refs, hyps)
+        lang = _agree(ref.lang, hyp.lang, "lang", ref, hyp, refs, hyps)
+        pairs.append(Pair(id=id_, ref=ref.text, hyp=hyp.text, doc=doc or id_, lang=lang))
+    if not pairs:
+        raise InputError(
+            f"{refs.path} vs {hyps.path}: no id appears in both references and outputs; "
+            f"nothing to score (first reference ids: {_show(only_refs)}; "
+            f"first output ids: {_show(only_hyps)})"
+        )
+    return Paired(pairs=tuple(pairs), dropped_refs=only_refs, dropped_hyps=only_hyps)
+
+
+def _index(coll: Collection) -> dict[str, Item]:
+    """Items by id; a collection built in memory may not have been checked for duplicates."""
+    by_id = {item.id: item for item in coll.items}
+    if len(by_id) != len(coll.items):
+        _check_unique(coll.items, coll.path)  # raises, naming the duplicate
+    return by_id
+
+
+def _agree(a: str | None, b: str | None, key: str, ref: Item, hyp: Item,
+           refs: Collection, hyps: Collection) -> str | None:
+    if a is not None and b is not None and a != b:
+        raise InputError(
+            f"{ref.source or refs.path}: id {ref.id!r} has {key} {a!r} in the references but "
+            f"{b!r} in the outputs ({hyp.source or hyps.path}); the two sides must agree"
+        )
+    return a if a is not None else b
+
+
+def _show(ids: tuple[str, ...]) -> str:
+    if not ids:
+        return "none"
+    shown = ", ".join(repr(i) for i in ids[:_SHOW_IDS])
+    return shown + (", ..." if len(ids) > _SHOW_IDS else "")
+
+
+def _unmatched_message(refs: Collection, hyps: Collection,
+                       only_refs: tuple[str, ...], only_hyps: tuple[str, ...]) -> str:
+    parts = []
+    if only_refs:
+        parts.append(f"{len(only_refs)} reference id(s) have no output ({_show(only_refs)})")
+    if only_hyps:
+        parts.append(f"{len(only_hyps)} output id(s) have no reference ({_show(only_hyps)})")
+    hint = ""
+    if (refs.format == "text") != (hyps.format == "text") and "text" in (refs.format, hyps.format):
+        hint = " A plain-text file is line-aligned: its ids are line numbers ('1', '2', ...)."
+    return (
+        f"{refs.path} vs {hyps.path}: {' and '.join(parts)}.{hint} To score only the ids present "
+        "on both sides, pass unmatched='drop' (command line: --unmatched drop)."
+    )

@@ -1,0 +1,106 @@
+"""Units of comparison: extended grapheme clusters (default) or Unicode code points.
+
+Most lines need no cluster segmentation at all: when a string contains no code point that can
+join a cluster (combining marks, ZWJ, spacing marks, prepended marks, Hangul jamo, regional
+indicators, CR), every code point is its own extended grapheme cluster, and the string itself
+is the unit sequence. Only the other lines are segmented with ``regex``'s ``\\X``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+from typing import Literal, Sequence
+
+import regex
+
+Unit = Literal["grapheme", "codepoint"]
+UNITS: tuple[str, ...] = ("grapheme", "codepoint")
+
+_CLUSTER = regex.compile(r"\X")
+# A code point of any of these Grapheme_Cluster_Break classes can join a neighbour into a
+# multi-code-point cluster (UAX #29 rules GB3, GB6-GB9c, GB11-GB13); no other class can.
+_JOINER = regex.compile(
+    r"[\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}\p{GCB=Prepend}"
+    r"\p{GCB=L}\p{GCB=V}\p{GCB=T}\p{GCB=Regional_Indicator}\r]"
+)
+
+# First code point assigned in each Unicode version (probe of the segmenter's data).
+_VERSION_PROBES: tuple[tuple[str, int], ...] = (
+    ("17.0", 0x1FAEA),  # DISTORTED FACE
+    ("16.0", 0x1FAE9),  # FACE WITH BAGS UNDER EYES
+    ("15.1", 0x2FFC),  # IDEOGRAPHIC DESCRIPTION CHARACTER SURROUND FROM RIGHT
+    ("15.0", 0x1FAE8),  # SHAKING FACE
+    ("14.0", 0x1FAE0),  # MELTING FACE
+)
+
+
+def check_unit(unit: str) -> Unit:
+    """Return ``unit`` if it is known, else raise a clear error."""
+    if unit not in UNITS:
+        from .errors import SemcerError
+
+        raise SemcerError(f"unknown unit {unit!r}; choose 'grapheme' or 'codepoint'")
+    return unit  # type: ignore[return-value]
+
+
+def clusters_are_codepoints(text: str) -> bool:
+    """True when every code point of ``text`` is its own extended grapheme cluster."""
+    return text.isascii() or _JOINER.search(text) is None
+
+
+def segment(text: str, unit: Unit = "grapheme") -> Sequence[str]:
+    """The unit sequence of ``text``: the string itself when units are code points, else a list."""
+    if unit == "codepoint" or clusters_are_codepoints(text):
+        return text
+    return _CLUSTER.findall(text)
+
+
+def alignable_pair(ref: str, hyp: str, unit: Unit) -> tuple[str | list, str | list, Sequence[str], Sequence[str]]:
+    """Sequences to align for ``ref`` and ``hyp`` plus their unit sequences.
+
+    Multi-code-point clusters are mapped to one stand-in code point each (from the supplementary
+    private use planes, shared by both sides) so that the aligner compares clusters as atoms; the
+    aligner uses only equality, so the stand-ins cannot change the alignment.
+    """
+    ref_units = segment(ref, unit)
+    hyp_units = segment(hyp, unit)
+    if type(ref_units) is str and type(hyp_units) is str:
+        return ref_units, hyp_units, ref_units, hyp_units
+    codes: dict[str, str] = {}
+    base = 0xF0000
+    if _uses_stand_in_planes(ref) or _uses_stand_in_planes(hyp):
+        # Stand-ins could collide with real text: compare cluster strings (hashable) instead.
+        return list(ref_units), list(hyp_units), ref_units, hyp_units
+
+    def encode(units: Sequence[str]) -> str:
+        out = []
+        for u in units:
+            if len(u) == 1:
+                out.append(u)
+            else:
+                c = codes.get(u)
+                if c is None:
+                    c = codes[u] = chr(base + len(codes))
+                out.append(c)
+        return "".join(out)
+
+    a = ref_units if type(ref_units) is str else encode(ref_units)
+    b = hyp_units if type(hyp_units) is str else encode(hyp_units)
+    return a, b, ref_units, hyp_units
+
+
+def _uses_stand_in_planes(text: str) -> bool:
+    return not text.isascii() and max(text) >= "\U000f0000"
+
+
+@lru_cache(maxsize=1)
+def unicode_versions() -> dict[str, str]:
+    """Unicode versions of the normalizer (Python's ``unicodedata``) and the segmenter (``regex``)."""
+    assigned = regex.compile(r"\p{Assigned}")
+    seg = "older than 14.0"
+    for version, cp in _VERSION_PROBES:
+        if assigned.match(chr(cp)):
+            seg = version
+            break
+    return {"normalizer": unicodedata.unidata_version, "segmenter": seg}
