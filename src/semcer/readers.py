@@ -117,7 +117,9 @@ def read_collection(path: str | os.PathLike, *, format: str | None = None) -> Co
         raise InputError(f"{name}: no such file or directory")
     fmt = _detect_format(p) if format is None else format
     if fmt not in FORMATS:
-        raise InputError(f"{name}: unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        raise InputError(
+            f"{name}: unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}"
+        )
     if fmt == "directory":
         if not p.is_dir():
             raise InputError(f"{name}: format 'directory' needs a directory, this is a file")
@@ -162,7 +164,9 @@ def _decode(data: bytes, name: str) -> str:
     nul = text.find("\x00")
     if nul >= 0:
         line = text.count("\n", 0, nul) + 1
-        raise InputError(f"{name}:{line}: NUL character (U+0000) in the input; is this a text file?")
+        raise InputError(
+            f"{name}:{line}: NUL character (U+0000) in the input; is this a text file?"
+        )
     return text
 
 
@@ -171,31 +175,25 @@ def _lines(text: str) -> list[str]:
 
     One ``\\r`` before each ``\\n`` is removed; a final ``\\n`` does not add an empty line.
     """
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")  # every CRLF is a line break; a lone CR is kept
     lines = text.split("\n")
-    last = lines.pop()
-    lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
-    if last:
-        lines.append(last)
+    if not lines[-1]:
+        lines.pop()
     return lines
 
 
-def _content_end(lines: list[str], name: str, kind: str, *, strip: bool = True) -> int:
-    """Number of lines before the trailing blank ones; a blank line before that is an error.
-
-    With strip, a line of only whitespace counts as blank (JSONL); without, only an empty one.
-    """
-    def blank(line: str) -> bool:
-        return not (line.strip() if strip else line)
-
+def _content_end(lines: list[str], name: str, kind: str) -> int:
+    """Number of lines before the trailing empty ones; an empty line before that is an error."""
     end = len(lines)
-    while end and blank(lines[end - 1]):
+    while end and not lines[end - 1]:
         end -= 1
-    for i in range(end):
-        if blank(lines[i]):
-            raise InputError(
-                f"{name}:{i + 1}: blank line in a {kind} file (only allowed at the end); "
-                "remove it or give the item an empty text"
-            )
+    if "" in lines[:end]:
+        i = lines.index("")
+        raise InputError(
+            f"{name}:{i + 1}: blank line in a {kind} file (only allowed at the end); "
+            "remove it or give the item an empty text"
+        )
     return end
 
 
@@ -258,16 +256,18 @@ def _make_item(id_: object, text: object, doc: object, lang: object, where: str)
     if type(id_) is int:  # not bool, which is an int subclass
         id_ = str(id_)
     elif type(id_) is not str:
-        got = "missing" if id_ is None else f"a {_json_type(id_)}, not a string"
+        got = "missing" if id_ is None else f"{_json_type(id_)}, not a string"
         raise InputError(f"{where}: 'id' is {got}; every item needs a string id")
     if not id_:
         raise InputError(f"{where}: 'id' is empty; every item needs a non-empty id")
     if type(text) is not str:
-        got = "missing" if text is None else f"a {_json_type(text)}, not a string"
+        got = "missing" if text is None else f"{_json_type(text)}, not a string"
         raise InputError(f"{where}: 'text' is {got} (id {id_!r}); use \"\" for an empty text")
     for key, value in (("doc", doc), ("lang", lang)):
         if value is not None and type(value) is not str:
-            raise InputError(f"{where}: {key!r} must be a string or absent, not {_json_type(value)}")
+            raise InputError(
+                f"{where}: {key!r} must be a string or absent, not {_json_type(value)}"
+            )
     return Item(id=id_, text=text, doc=doc or None, lang=lang or None, source=where)
 
 
@@ -293,7 +293,7 @@ def _read_text(text: str, name: str) -> list[Item]:
 
 def _read_tsv(text: str, name: str) -> list[Item]:
     lines = _lines(text)
-    end = _content_end(lines, name, "TSV", strip=False)
+    end = _content_end(lines, name, "TSV")
     reader = csv.reader(lines[:end], delimiter="\t", quoting=csv.QUOTE_NONE, strict=True)
     return _read_table(_numbered(reader, name), name, "TSV")
 
@@ -338,11 +338,10 @@ def _read_table(rows: Iterator[tuple[int, list[str]]], name: str, kind: str) -> 
         col.setdefault(h, i)
     missing = [c for c in ("id", "text") if c not in col]
     if missing:
-        sep = "\\t" if kind == "TSV" else ","
         raise InputError(
             f"{name}:1: header has no {' or '.join(map(repr, missing))} column "
-            f"(header: {sep.join(header)!r}); a {kind} file needs a header row with at least "
-            "'id' and 'text'"
+            f"(header columns: {', '.join(map(repr, header))}); a {kind} file needs a header row "
+            "with at least 'id' and 'text'"
         )
     i_id, i_text = col["id"], col["text"]
     i_doc, i_lang = col.get("doc"), col.get("lang")
@@ -381,11 +380,10 @@ def _txt_files(root: Path) -> list[str]:
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         rel_dir = Path(dirpath).relative_to(root).as_posix()
         prefix = "" if rel_dir == "." else rel_dir + "/"
-        found.extend(
-            prefix + f
-            for f in filenames
-            if f.lower().endswith(".txt") and not f.startswith(".") and os.path.isfile(os.path.join(dirpath, f))
-        )
+        for f in filenames:
+            is_page = f.lower().endswith(".txt") and not f.startswith(".")
+            if is_page and os.path.isfile(os.path.join(dirpath, f)):
+                found.append(prefix + f)
     return sorted(found)
 
 
@@ -394,11 +392,12 @@ def _check_unique(items: list[Item] | tuple[Item, ...], name: str) -> None:
         return
     seen: dict[str, Item] = {}
     for item in items:
-        first = seen.setdefault(item.id, item)
-        if first is not item:
+        first = seen.get(item.id)
+        if first is not None:
             raise InputError(
                 f"{item.source or name}: duplicate id {item.id!r} (first at {first.source or name})"
             )
+        seen[item.id] = item
 
 
 _FILE_READERS = {"jsonl": _read_jsonl, "tsv": _read_tsv, "csv": _read_csv, "text": _read_text}
@@ -425,13 +424,17 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
     if (only_refs or only_hyps) and unmatched == "error":
         raise InputError(_unmatched_message(refs, hyps, only_refs, only_hyps))
     pairs = []
+    get = hyp_by_id.get
     for id_, ref in ref_by_id.items():
-        hyp = hyp_by_id.get(id_)
+        hyp = get(id_)
         if hyp is None:
             continue
-        doc = _agree(ref.doc, hyp.doc, "doc", ref, hyp, refs, hyps)
-        lang = _agree(ref.lang, hyp.lang, "lang", ref, hyp, refs, hyps)
-        pairs.append(Pair(id=id_, ref=ref.text, hyp=hyp.text, doc=doc or id_, lang=lang))
+        doc, lang = ref.doc, ref.lang
+        if hyp.doc is not None and hyp.doc != doc:
+            doc = _agree(doc, hyp.doc, "doc", ref, hyp, refs, hyps)
+        if hyp.lang is not None and hyp.lang != lang:
+            lang = _agree(lang, hyp.lang, "lang", ref, hyp, refs, hyps)
+        pairs.append(Pair(id_, ref.text, hyp.text, doc or id_, lang))
     if not pairs:
         raise InputError(
             f"{refs.path} vs {hyps.path}: no id appears in both references and outputs; "
