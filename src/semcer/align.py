@@ -3,10 +3,13 @@
 The aligner is rapidfuzz's Levenshtein ``editops`` (unit costs; bit-parallel, and Hirschberg's
 linear-memory divide and conquer on long sequences, so 100k-unit lines need no quadratic memory).
 It is a pure function of the two sequences' equality pattern, hence deterministic. Ties between
-minimal alignments are broken as rapidfuzz's backtrace does, walking back from the ends of both
-sequences: a match when the two current units are equal, otherwise a deletion if it stays on a
-minimal path, otherwise a substitution, otherwise an insertion. ``tests/test_align.py`` checks this
-rule against an independent dynamic programme.
+minimal alignments are broken as rapidfuzz's backtrace does: the common prefix and the common
+suffix are matched first; in what is left, walking back from the ends over the edit-distance table
+D (i over the reference, j over the output), a deletion of reference unit i when
+D[i][j] = D[i-1][j] + 1, otherwise an insertion of output unit j when j > 1 and
+D[i][j-1] = D[i-1][j-1] - 1, otherwise the diagonal (a match or a substitution). For example
+``a -> aa`` inserts the second ``a`` and ``ab -> ba`` is an insertion and a deletion, not two
+substitutions. ``tests/test_align.py`` checks this rule against an independent dynamic programme.
 """
 
 from __future__ import annotations

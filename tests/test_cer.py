@@ -1,0 +1,175 @@
+"""CER: seed figures, jiwer differential tests, aggregation and the empty-reference policy."""
+
+import json
+import math
+
+import jiwer
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import semcer
+from semcer.errors import EmptyReferenceError, InputError
+
+# ---- seed figures (../shared/seeds: "What the score counts") --------------------------------
+
+
+def test_seed_one_substitution_is_twenty_percent():
+    al = semcer.align("110-2", "11O-2")
+    assert (al.stats.substitutions, al.stats.deletions, al.stats.insertions) == (1, 0, 0)
+    assert semcer.cer("110-2", "11O-2") == pytest.approx(0.20)
+
+
+def test_seed_insertions_exceed_one_hundred_percent():
+    assert semcer.cer("a", "aaaa") == pytest.approx(3.0)
+
+
+def test_seed_empty_reference_is_an_error_naming_the_line():
+    with pytest.raises(EmptyReferenceError, match="line 'p2'.*empty"):
+        semcer.evaluate({"p1": "abc", "p2": ""}, {"p1": "abc", "p2": "x"})
+
+
+# ---- jiwer differential: code points + raw policy must equal jiwer.cer exactly ----------------
+
+# jiwer strips leading/trailing whitespace of each sentence and rejects empty references, so the
+# generated strings carry no surrounding whitespace and references are non-empty.
+text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30)
+ref_text = text.map(str.strip).filter(bool)
+hyp_text = text.map(str.strip)
+
+
+@settings(max_examples=300)
+@given(ref_text, hyp_text)
+def test_line_cer_equals_jiwer(ref, hyp):
+    ours = semcer.cer(ref, hyp, unit="codepoint", policy="raw")
+    assert ours == jiwer.cer(ref, hyp)
+
+
+@settings(max_examples=100)
+@given(st.lists(st.tuples(ref_text, hyp_text), min_size=1, max_size=12))
+def test_corpus_cer_equals_jiwer(pairs):
+    refs, hyps = [p[0] for p in pairs], [p[1] for p in pairs]
+    assert semcer.cer(refs, hyps, unit="codepoint", policy="raw") == pytest.approx(jiwer.cer(refs, hyps), abs=1e-15)
+
+
+@settings(max_examples=100)
+@given(ref_text, hyp_text)
+def test_substitutions_deletions_insertions_equal_jiwer(ref, hyp):
+    out = jiwer.process_characters(ref, hyp)
+    st_ = semcer.align(ref, hyp, unit="codepoint", policy="raw").stats
+    assert (st_.substitutions, st_.deletions, st_.insertions) == (out.substitutions, out.deletions, out.insertions)
+
+
+def test_real_multilingual_text_equals_jiwer(example_pairs):
+    refs, _, noisy = example_pairs
+    r = [x["text"] for x in refs]
+    h = [x["text"].strip() for x in noisy]
+    # per line (jiwer cannot take an empty hypothesis list element? it can: empty output is allowed)
+    for a, b in zip(r, h):
+        assert semcer.cer(a, b, unit="codepoint", policy="raw") == jiwer.cer(a, b)
+    assert semcer.cer(r, h, unit="codepoint", policy="raw") == pytest.approx(jiwer.cer(r, h), abs=1e-15)
+
+
+def test_example_corpus_matches_published_figures(example_pairs):
+    """examples/README.md: tess_noisy all = 818 edits over 8,890 code points, doc-mean 0.1099."""
+    refs, clean, noisy = example_pairs
+    ev = semcer.evaluate([x["text"] for x in refs], [x["text"] for x in noisy], unit="codepoint",
+                         policy="raw", docs=[x["doc"] for x in refs])
+    assert (ev.corpus.edits, ev.corpus.units) == (818, 8890)
+    assert round(ev.corpus.cer, 4) == 0.0920
+    assert round(ev.document_mean_cer, 4) == 0.1099
+    ev = semcer.evaluate([x["text"] for x in refs], [x["text"] for x in clean], unit="codepoint",
+                         policy="raw", docs=[x["doc"] for x in refs])
+    assert (ev.corpus.edits, round(ev.corpus.cer, 4), round(ev.document_mean_cer, 4)) == (109, 0.0123, 0.0162)
+
+
+# ---- aggregation ---------------------------------------------------------------------------
+
+
+def test_corpus_and_document_mean_by_hand():
+    # doc A: 1 edit / 4 units and 3 edits / 4 units -> 4/8; doc B: 1 edit / 2 units
+    refs = ["abcd", "efgh", "ij"]
+    hyps = ["abcx", "e", "i"]
+    ev = semcer.evaluate(refs, hyps, docs=["A", "A", "B"], unit="codepoint")
+    assert ev.corpus.edits == 5 and ev.corpus.units == 10
+    assert ev.corpus.cer == pytest.approx(0.5)
+    assert ev.document_mean_cer == pytest.approx((4 / 8 + 1 / 2) / 2)
+    d = {x.doc: x.totals for x in ev.documents}
+    assert d["A"].lines == 2 and d["A"].cer == pytest.approx(0.5)
+
+
+@settings(max_examples=100)
+@given(st.lists(st.tuples(ref_text, hyp_text, st.sampled_from("abc")), min_size=1, max_size=15))
+def test_statistics_sum_exactly(rows):
+    refs, hyps, docs = zip(*rows)
+    ev = semcer.evaluate(list(refs), list(hyps), docs=list(docs))
+    assert ev.corpus.edits == sum(l.stats.edits for l in ev.lines)
+    assert ev.corpus.units == sum(l.stats.units for l in ev.lines)
+    assert sum(d.totals.edits for d in ev.documents) == ev.corpus.edits
+    # a split into two halves merges back to the same corpus numbers
+    k = len(refs) // 2
+    if 0 < k:
+        a = semcer.evaluate(list(refs[:k]), list(hyps[:k]))
+        b = semcer.evaluate(list(refs[k:]), list(hyps[k:]))
+        assert a.corpus.edits + b.corpus.edits == ev.corpus.edits
+        assert a.corpus.units + b.corpus.units == ev.corpus.units
+
+
+# ---- empty references ----------------------------------------------------------------------
+
+
+def test_empty_after_policy_names_policy_and_raw_text():
+    with pytest.raises(EmptyReferenceError, match=r"line '2'.*after policy 'alnum'"):
+        semcer.evaluate(["ab", " - "], ["ab", "x"], policy="alnum")
+
+
+def test_empty_skip_reports_count():
+    ev = semcer.evaluate(["ab", ""], ["ab", "xyz"], empty_ref="skip")
+    assert ev.corpus.lines == 1 and ev.corpus.edits == 0 and ev.skipped_empty == ("2",)
+
+
+def test_empty_insertions_counted_in_numerator_line_undefined():
+    ev = semcer.evaluate(["ab", ""], ["ab", "xyz"], empty_ref="insertions", docs=["d1", "d2"])
+    assert ev.corpus.edits == 3 and ev.corpus.units == 2 and ev.corpus.cer == pytest.approx(1.5)
+    assert ev.lines[1].stats.cer is None
+    # d2 has no reference units: left out of the document mean, and counted as such
+    assert ev.document_mean_cer == 0.0 and ev.documents_defined == 1
+    js = json.dumps(ev.to_dict(lines=True), allow_nan=False)  # never Infinity/NaN
+    assert '"cer": null' in js
+
+
+def test_all_empty_is_an_error_not_zero():
+    with pytest.raises(EmptyReferenceError):
+        semcer.cer("", "", empty_ref="skip")
+
+
+def test_bad_inputs():
+    with pytest.raises(InputError):
+        semcer.evaluate(["a"], ["a", "b"])
+    with pytest.raises(InputError):
+        semcer.evaluate({"1": "a"}, {"2": "a"})
+    with pytest.raises(semcer.SemcerError):
+        semcer.evaluate(["a"], ["a"], unit="word")
+    with pytest.raises(semcer.PolicyError):
+        semcer.evaluate(["a"], ["a"], policy="nfc+bogus")
+
+
+def test_signature_fields_and_text():
+    ev = semcer.evaluate(["ab"], ["ab"], policy="normalized")
+    f = ev.signature.fields()
+    assert f["unit"] == "grapheme" and f["policy"] == "normalized" and len(f["policy_hash"]) == 8
+    s = str(ev.signature)
+    for part in ("unit:grapheme", "policy:normalized#", "empty:error", "agg:corpus+docmean", "semcer:"):
+        assert part in s
+    other = semcer.evaluate(["ab"], ["ab"], policy="casefold").signature
+    assert other.policy_hash != f["policy_hash"]
+
+
+def test_grapheme_cases_devanagari_vietnamese_chinese_emoji():
+    # one cluster each: a conjunct with vowel sign, a tone-marked vowel, an ideograph, a ZWJ family
+    assert semcer.cer("क्षि", "क्ष") == pytest.approx(1.0)
+    assert semcer.cer("क्षि", "क्ष", unit="codepoint") == pytest.approx(0.25)
+    assert semcer.cer("Tấm", "Tám") == pytest.approx(1 / 3)
+    assert semcer.cer("日期", "日朝") == pytest.approx(0.5)
+    fam = "👨\u200d👩\u200d👧"
+    assert semcer.cer(fam + "ok", "👨ok") == pytest.approx(1 / 3)
+    assert math.isclose(semcer.cer("🇩🇪🇫🇷", "🇩🇪🇫🇷"), 0.0)
