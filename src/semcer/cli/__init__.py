@@ -16,6 +16,9 @@ from ..version import __version__
 #: Subcommand modules, in the order ``semcer --help`` lists them.
 _COMMAND_MODULES: tuple[str, ...] = (
     "cer",
+    "score",
+    "policies",
+    "store",
 )
 
 _DESCRIPTION = """\

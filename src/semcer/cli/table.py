@@ -50,3 +50,28 @@ def render_evaluation(result, paired=None, *, refs: str = "", hyps: str = "", ma
         parts.append("\n" + "\n".join(f"note: {n}" for n in notes))
     parts.append(f"\nsignature: {result.signature}")
     return "\n".join(parts)
+
+
+def render_top_edits(judged) -> str:
+    """The most severe edits with their marked pair, one block per edit."""
+    lines = [f"most severe edits (top {len(judged)}):"]
+    for k, j in enumerate(judged, 1):
+        c, g = j.context, j.judgement
+        sev = "n/a" if g.severity is None else f"{g.severity:.2f}"
+        what = {"S": f"{c.ref_unit!r} → {c.hyp_unit!r}", "D": f"{c.ref_unit!r} deleted",
+                "I": f"{c.hyp_unit!r} inserted"}[c.op]
+        cls = f" [{g.edit_class}]" if g.edit_class else ""
+        lines.append(f"{k:>3}. severity {sev}  level {g.mode if g.mode is not None else '-'}  {what}{cls}  "
+                     f"line {j.line_id} ({c.lang})")
+        lines.append(f"       ref: {_clip(c.marked_ref)}")
+        lines.append(f"       out: {_clip(c.marked_hyp)}")
+    return "\n".join(lines)
+
+
+def _clip(s: str, width: int = 110) -> str:
+    """Keep the marked unit visible on long lines."""
+    if len(s) <= width:
+        return s
+    k = s.find("\u27e6")
+    start = max(0, min(k - width // 2, len(s) - width))
+    return ("…" if start else "") + s[start:start + width] + ("…" if start + width < len(s) else "")

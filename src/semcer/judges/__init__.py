@@ -11,7 +11,10 @@ from typing import Any
 from ..errors import JudgeError
 from .base import EditContext, FixedJudge, Judge, Judgement
 
-__all__ = ["EditContext", "FixedJudge", "Judge", "Judgement", "resolve_judge", "JUDGE_NAMES"]
+__all__ = ["DEFAULT_JUDGE", "EditContext", "FixedJudge", "Judge", "Judgement", "resolve_judge", "JUDGE_NAMES"]
+
+#: The judge `semcer score` uses when none is named: the best of the built-in judges on the dev split.
+DEFAULT_JUDGE = "rubric"
 
 #: name -> one-line description (shown by `semcer score --help`).
 JUDGE_NAMES: dict[str, str] = {

@@ -1,0 +1,77 @@
+"""`semcer score`: CER and semCER, with the most damaging edits named."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..judges import DEFAULT_JUDGE, JUDGE_NAMES
+from .common import add_input_options, add_output_options, dumps, emit, load_pairs, show_progress
+from .table import render_evaluation, render_top_edits
+
+HELP = f"""\
+Compute CER and semCER of HYPS against REFS.
+
+semCER keeps CER's alignment and denominator but charges each grapheme edit a severity in [0, 1]
+from a judge: the expected rating over the rubric's five levels (0 cosmetic · 1 non-word, context
+recovers · 2 valid alternative · 3 detectable, not recoverable · 4 reads perfectly, is false; level
+k has rating k/4). semCER = Σ severities / reference units, aggregated exactly like CER (corpus and
+document mean). The judge's identity is part of the signature.
+
+judges:
+{chr(10).join(f"  {k:<10} {v}" for k, v in JUDGE_NAMES.items())}
+  default: {DEFAULT_JUDGE}
+
+examples:
+  semcer score examples/references.jsonl examples/tess_noisy.jsonl
+  semcer score refs.jsonl hyps.jsonl --store judged.sqlite --edits edits.parquet --top 20
+  semcer score refs.jsonl hyps.jsonl --json -o result.json
+"""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("score", help="CER and semCER: every grapheme edit charged a severity by a judge",
+                       description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_input_options(p)
+    add_output_options(p)
+    p.add_argument("--judge", default=DEFAULT_JUDGE, metavar="NAME",
+                   help=f"judge charging each edit (default: %(default)s; one of {', '.join(JUDGE_NAMES)})")
+    p.add_argument("--store", metavar="PATH",
+                   help="SQLite store of judged edits: reused across runs, so no edit is judged twice")
+    p.add_argument("--edits", metavar="FILE",
+                   help="write every edit, most severe first, to FILE (.jsonl, .csv or .parquet)")
+    p.add_argument("--top", type=int, default=10, metavar="N",
+                   help="show the N most severe edits with their marked pair (default: %(default)s; 0 hides them)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..edits_io import ranked, write_edits
+    from ..evaluate import evaluate
+
+    paired = load_pairs(args)
+    judge = judge_from_args(args)
+    result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
+                      store=args.store, edits=True, progress=show_progress(args))
+    if args.edits:
+        write_edits(args.edits, result.judged or [])
+    if args.json:
+        out = result.to_dict(lines=args.lines)
+        out["unmatched"] = {"dropped_refs": len(paired.dropped_refs), "dropped_hyps": len(paired.dropped_hyps)}
+        emit(dumps(out), args.output)
+    else:
+        text = render_evaluation(result, paired, refs=args.refs, hyps=args.hyps)
+        if args.top > 0 and result.judged:
+            text += "\n\n" + render_top_edits(ranked(result.judged)[: args.top])
+        summary = result.judge_summary
+        if summary.get("failures"):
+            text += (f"\n\nwarning: {summary['failures']} edit(s) could not be judged; semCER is undefined (n/a) "
+                     "until they are: rerun to retry only those")
+        emit(text, args.output)
+    return 1 if result.judge_summary.get("failures") else 0
+
+
+def judge_from_args(args: argparse.Namespace):
+    """The judge named by --judge (a name understood by semcer.judges.resolve_judge)."""
+    from ..judges import resolve_judge
+
+    return resolve_judge(args.judge)
