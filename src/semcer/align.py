@@ -14,16 +14,14 @@ substitutions. ``tests/test_align.py`` checks this rule against an independent d
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from rapidfuzz.distance import Levenshtein
 
 _OP = {"replace": "S", "delete": "D", "insert": "I"}
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
+class Edit(NamedTuple):
     """One unit edit.
 
     ``op`` is ``"S"``, ``"D"`` or ``"I"``. ``ref_pos``/``hyp_pos`` are unit indices into the
@@ -62,15 +60,13 @@ def count_ops(ops: list[tuple[str, int, int]]) -> tuple[int, int, int]:
 
 def to_edits(ops: list[tuple[str, int, int]], ref_units: Sequence[str], hyp_units: Sequence[str]) -> list[Edit]:
     """Typed edits from editops and the two unit sequences."""
-    out = []
-    for tag, i, j in ops:
-        if tag == "replace":
-            out.append(Edit("S", i, j, ref_units[i], hyp_units[j]))
-        elif tag == "delete":
-            out.append(Edit("D", i, j, ref_units[i], ""))
-        else:
-            out.append(Edit("I", i, j, "", hyp_units[j]))
-    return out
+    new = tuple.__new__
+    return [
+        new(Edit, ("S", i, j, ref_units[i], hyp_units[j], None, None)) if tag == "replace"
+        else new(Edit, ("D", i, j, ref_units[i], "", None, None)) if tag == "delete"
+        else new(Edit, ("I", i, j, "", hyp_units[j], None, None))
+        for tag, i, j in ops
+    ]
 
 
 def unit_spans(units: Sequence[str], cp_map: list[tuple[int, int]] | None) -> list[tuple[int, int]] | None:

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, NamedTuple, Sequence
+
+from rapidfuzz.distance import Levenshtein
 
 from .align import Edit, count_ops, editops, to_edits, unit_spans, with_spans
 from .errors import EmptyReferenceError, InputError, SemcerError
 from .policy import TextPolicy, get_policy
 from .signature import Signature
 from .stats import LineStats, Totals, mean_defined, total
-from .units import Unit, alignable_pair, check_unit
+from .units import Unit, alignable_pair, check_unit, segment
 
 EMPTY_REF_POLICIES: dict[str, str] = {
     "error": "default: stop with an error naming the first line whose reference is empty after the policy",
@@ -21,8 +23,7 @@ EMPTY_REF_POLICIES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Alignment:
+class Alignment(NamedTuple):
     """The alignment of one reference with one output, after the policy."""
 
     ref: str
@@ -38,8 +39,9 @@ class Alignment:
         return self.stats.cer
 
 
-@dataclass(frozen=True, slots=True)
-class LineResult:
+class LineResult(NamedTuple):
+    """One scored line: its statistics and, when asked for, its edits and alignment."""
+
     id: str
     doc: str
     lang: str | None
@@ -158,7 +160,7 @@ def _align_one(ref: str, hyp: str, unit: Unit, pol: TextPolicy, *, edits: bool, 
     a, b, ru, hu = alignable_pair(r, h, unit)
     ops = editops(a, b)
     s, d, i = count_ops(ops)
-    stats = LineStats(s, d, i, len(ru))
+    stats = tuple.__new__(LineStats, (s, d, i, len(ru), None))
     ed = to_edits(ops, ru, hu) if edits else []
     have_offsets = False
     if edits and offsets:
@@ -168,7 +170,7 @@ def _align_one(ref: str, hyp: str, unit: Unit, pol: TextPolicy, *, edits: bool, 
         if rs is not None and hs is not None:
             ed = with_spans(ed, rs, hs, len(ref), len(hyp))
             have_offsets = True
-    return Alignment(r, h, ru, hu, tuple(ed), stats, have_offsets)
+    return tuple.__new__(Alignment, (r, h, ru, hu, tuple(ed), stats, have_offsets))
 
 
 def _identity_map(text: str) -> list[tuple[int, int]]:
@@ -252,13 +254,55 @@ def evaluate(
     else:
         need_edits = edits
 
+    rows, skipped = _score_lines(pairs, unit, pol, empty_ref, need_edits, offsets, progress)
+    judged = None
+    summary: dict[str, Any] = {}
+    if judge is not None:
+        from .scoring import judge_lines
+
+        rows, judged, summary = judge_lines(rows, judge, store=store, progress=progress)
+        if not edits:
+            rows = [r._replace(edits=None, alignment=None) for r in rows]
+
+    return _aggregate(rows, Signature.build(unit, pol, empty_ref, judge.identity if judge else None),
+                      tuple(skipped), judged, summary)
+
+
+def _score_lines(pairs, unit, pol, empty_ref, need_edits, offsets, progress):
+    """The hot loop: policy, units, alignment and statistics of every line (no per-line helpers
+    on the common path: a function call costs as much as the whole grapheme check)."""
     rows: list[LineResult] = []
     skipped: list[str] = []
     bar = _progress(len(pairs), progress, "aligning")
+    fast = not need_edits and not offsets
+    identity = pol.is_identity
+    cp = unit == "codepoint"
+    raw_editops = Levenshtein.editops
+    new = tuple.__new__
     for p in pairs:
-        al = _align_one(p.ref, p.hyp, unit, pol, edits=need_edits, offsets=offsets)
-        if al.stats.units == 0:
+        if fast:
+            r = p.ref if identity else pol(p.ref)
+            h = p.hyp if identity else pol(p.hyp)
+            if cp:
+                a, b, n = r, h, len(r)
+            else:
+                a, b, ru, _ = alignable_pair(r, h, unit)
+                n = len(ru)
+            s = d = 0
+            ops = raw_editops(a, b).as_list()
+            for tag, _, _ in ops:
+                if tag == "replace":
+                    s += 1
+                elif tag == "delete":
+                    d += 1
+            stats = new(LineStats, (s, d, len(ops) - s - d, n, None))
+            al = None
+        else:
+            al = _align_one(p.ref, p.hyp, unit, pol, edits=True, offsets=offsets)
+            stats = al.stats
+        if stats.units == 0:
             if empty_ref == "error":
+                bar.close()
                 detail = "" if not p.ref else f" after policy {pol.name!r} (raw reference {p.ref!r})"
                 raise EmptyReferenceError(
                     f"line {p.id!r}: the reference is empty{detail}, so its CER is undefined; "
@@ -268,30 +312,20 @@ def evaluate(
                 skipped.append(p.id)
                 bar.update(1)
                 continue
-        rows.append(LineResult(p.id, p.doc, p.lang, al.stats, al.edits if need_edits else None,
-                               al if need_edits else None))
+        rows.append(new(LineResult, (p.id, p.doc, p.lang, stats, al.edits if al else None, al)))
         bar.update(1)
     bar.close()
-    if not rows:
-        raise EmptyReferenceError("nothing left to score: every reference is empty after the policy")
-
-    judged = None
-    summary: dict[str, Any] = {}
-    if judge is not None:
-        from .scoring import judge_lines
-
-        rows, judged, summary = judge_lines(rows, judge, store=store, progress=progress)
-        if not edits:
-            rows = [LineResult(r.id, r.doc, r.lang, r.stats) for r in rows]
-
-    return _aggregate(rows, Signature.build(unit, pol, empty_ref, judge.identity if judge else None),
-                      tuple(skipped), judged, summary)
+    return rows, skipped
 
 
 def _aggregate(rows: list[LineResult], sig: Signature, skipped: tuple[str, ...], judged, summary) -> Evaluation:
-    by_doc: dict[str, list[LineStats]] = {}
+    by_doc: dict[str, list] = {}
     for r in rows:
-        by_doc.setdefault(r.doc, []).append(r.stats)
+        acc = by_doc.get(r.doc)
+        if acc is None:
+            by_doc[r.doc] = [r.stats]
+        else:
+            acc.append(r.stats)
     documents = tuple(DocumentResult(d, total(st)) for d, st in by_doc.items())
     corpus = total(r.stats for r in rows)
     dm_cer, n_def = mean_defined(d.totals.cer for d in documents)

@@ -7,7 +7,7 @@ store when one is given, so a rerun or a resumed run never pays twice.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from .align import Edit
@@ -62,7 +62,7 @@ def judge_lines(rows: list, judge: Any, *, store: Any = None, progress: bool = F
         line_j = judgements[a:b]
         sev = [j.severity for j in line_j]
         severity = None if any(s is None for s in sev) else math.fsum(sev)  # type: ignore[arg-type]
-        out_rows.append(replace(r, stats=replace(r.stats, severity=severity)))
+        out_rows.append(r._replace(stats=r.stats._replace(severity=severity)))
         for e, c, j in zip(r.edits or (), contexts[a:b], line_j):
             judged.append(JudgedEdit(r.id, r.doc, c.lang, e, c, j))
     summary = {

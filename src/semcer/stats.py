@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class LineStats:
+class LineStats(NamedTuple):
     """Sufficient statistics of one line. ``severity`` is None when no judge was run or it failed."""
 
     substitutions: int
@@ -39,8 +38,7 @@ class LineStats:
         return self.severity / self.units
 
 
-@dataclass(frozen=True, slots=True)
-class Totals:
+class Totals(NamedTuple):
     """Summed statistics of a group of lines (a document or the corpus)."""
 
     substitutions: int
@@ -67,20 +65,16 @@ class Totals:
 
 def total(rows: Iterable[LineStats]) -> Totals:
     """Sum of line statistics; severity is None as soon as one line has none."""
-    s = d = i = n = lines = 0
-    sev: list[float] = []
-    judged = True
-    for r in rows:
-        s += r.substitutions
-        d += r.deletions
-        i += r.insertions
-        n += r.units
-        lines += 1
-        if r.severity is None:
-            judged = False
-        elif judged:
-            sev.append(r.severity)
-    return Totals(s, d, i, n, lines, math.fsum(sev) if judged and lines else None)
+    rows = rows if isinstance(rows, list) else list(rows)
+    if len(rows) == 1:
+        r = rows[0]
+        return Totals(r[0], r[1], r[2], r[3], 1, None if r[4] is None else math.fsum((r[4],)))
+    sev = [r[4] for r in rows]
+    judged = bool(rows) and None not in sev
+    return Totals(
+        sum(r[0] for r in rows), sum(r[1] for r in rows), sum(r[2] for r in rows), sum(r[3] for r in rows),
+        len(rows), math.fsum(sev) if judged else None,
+    )
 
 
 def mean_defined(values: Iterable[float | None]) -> tuple[float | None, int]:

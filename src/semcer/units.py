@@ -44,9 +44,27 @@ def check_unit(unit: str) -> Unit:
     return unit  # type: ignore[return-value]
 
 
+def _joiner_check():
+    """Fastest exact test for "contains a joiner": a shipped table when it matches ``regex``'s data."""
+    from . import _joiners
+
+    if _joiners.UNICODE_VERSION == unicode_versions()["segmenter"]:
+        table = frozenset(chr(c) for a, b in _joiners.RANGES for c in range(a, b + 1))
+        return table.isdisjoint
+    return lambda text: _JOINER.search(text) is None
+
+
+_no_joiner = None
+
+
 def clusters_are_codepoints(text: str) -> bool:
     """True when every code point of ``text`` is its own extended grapheme cluster."""
-    return text.isascii() or _JOINER.search(text) is None
+    global _no_joiner
+    if text.isascii():
+        return "\r" not in text
+    if _no_joiner is None:
+        _no_joiner = _joiner_check()
+    return _no_joiner(text)
 
 
 def segment(text: str, unit: Unit = "grapheme") -> Sequence[str]:
