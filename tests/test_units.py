@@ -1,0 +1,45 @@
+"""Units: the no-segmentation shortcut is exact, and segmentation follows regex's \\X."""
+
+import regex
+from hypothesis import given, settings, strategies as st
+
+from semcer import units
+from semcer._joiners import RANGES, UNICODE_VERSION
+
+
+def test_shipped_joiner_table_equals_regex_class():
+    if UNICODE_VERSION != units.unicode_versions()["segmenter"]:
+        import pytest
+
+        pytest.skip("installed regex has other Unicode data; semcer falls back to the regex class")
+    every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    expected = {ord(c) for c in units._JOINER.findall(every)}
+    shipped = {c for a, b in RANGES for c in range(a, b + 1)}
+    assert shipped == expected
+
+
+mixed = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)
+
+
+@settings(max_examples=500)
+@given(mixed)
+def test_shortcut_is_exact(text):
+    if units.clusters_are_codepoints(text):
+        assert len(regex.findall(r"\X", text)) == len(text)
+    assert list(units.segment(text)) == regex.findall(r"\X", text)
+
+
+def test_cr_lf_is_one_grapheme():
+    assert list(units.segment("a\r\nb")) == ["a", "\r\n", "b"]
+
+
+def test_alignable_pair_collision_fallback():
+    # text already using the stand-in plane is aligned by cluster strings instead
+    ref, hyp = "\U000f0000e\u0301", "e\u0301\U000f0000"
+    a, b, ru, hu = units.alignable_pair(ref, hyp, "grapheme")
+    assert isinstance(a, list) and a == ["\U000f0000", "e\u0301"]
+
+
+def test_unicode_versions_reported():
+    v = units.unicode_versions()
+    assert v["normalizer"].count(".") == 2 and v["segmenter"][0].isdigit()
