@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import math
 import multiprocessing
 import os
@@ -305,14 +306,13 @@ def test_concurrent_writer_processes(tmp_path):
 
 _KILLED_RUN = textwrap.dedent(
     """
-    import os, sys, time
+    import json, sys, time
     sys.path.insert(0, sys.argv[1])
-    sys.path.insert(0, sys.argv[2])
-    from test_store import make_ctx, p_of
-    from semcer.judges.base import Judgement
+    from semcer.judges.base import EditContext, Judgement
     from semcer.store import JudgedEditStore, judge_cached
 
-    store_path, log_path, ready_path, block_on, pause = sys.argv[3], sys.argv[4], sys.argv[5], int(sys.argv[6]), float(sys.argv[7])
+    contexts_path, store_path, log_path, ready_path = sys.argv[2:6]
+    block_on, pause = int(sys.argv[6]), float(sys.argv[7])
 
     class Recording:
         identity = "recording:v1"
@@ -324,12 +324,13 @@ _KILLED_RUN = textwrap.dedent(
                 open(ready_path, "w").close()
                 time.sleep(600)
             time.sleep(pause)
-            out = [Judgement(p_of(c)) for c in contexts]
+            out = [Judgement((0.0, 0.5, 0.5, 0.0, 0.0)) for c in contexts]
             with open(log_path, "a") as fh:  # recorded as judged only once the judge has answered
                 fh.write("".join(JudgedEditStore.key(self.identity, c) + "\\n" for c in contexts))
             return out
 
-    contexts = [make_ctx(i % 60, line_id=str(i)) for i in range(120)]
+    with open(contexts_path, encoding="utf-8") as fh:
+        contexts = [EditContext(**c) for c in json.load(fh)]
     with JudgedEditStore(store_path) as store:
         judge_cached(Recording(), contexts, store, batch_size=8)
     open(ready_path + ".done", "w").close()
@@ -338,9 +339,12 @@ _KILLED_RUN = textwrap.dedent(
 
 
 def _run_killable(tmp_path: Path, log: Path, *, block_on: int, pause: float) -> subprocess.Popen:
-    script = tmp_path / "killed_run.py"
+    """A run judging 120 edits (60 distinct, each twice) in batches of 8, logging what it judged."""
+    script, contexts = tmp_path / "killed_run.py", tmp_path / "contexts.json"
     script.write_text(_KILLED_RUN, encoding="utf-8")
-    args = [sys.executable, str(script), str(SRC), str(Path(__file__).parent), str(tmp_path / "store.sqlite"),
+    rows = [dataclasses.asdict(make_ctx(i % 60, line_id=str(i))) for i in range(120)]
+    contexts.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    args = [sys.executable, str(script), str(SRC), str(contexts), str(tmp_path / "store.sqlite"),
             str(log), str(tmp_path / "ready"), str(block_on), str(pause)]
     return subprocess.Popen(args)
 

@@ -78,21 +78,24 @@ def _content_key(judge_identity: str, lang: str, op: str, marked_ref: str, marke
     return JudgedEditStore.key(judge_identity, ctx)
 
 
-def _probability_problem(p: Any) -> str:
-    """Why ``p`` is not a five-level distribution, or "" when it is one."""
+def _checked_p(p: Any) -> tuple[float, ...]:
+    """``p`` as five floats; ValueError saying why when it is not a five-level distribution."""
     if p is None:
-        return "p is missing"
+        raise ValueError("p is missing")
     try:
-        values = [float(x) for x in p]
+        values = tuple(map(float, p))
     except (TypeError, ValueError):
-        return f"p is not a list of numbers: {p!r}"
+        raise ValueError(f"p is not a list of numbers: {p!r}") from None
     if len(values) != LEVELS:
-        return f"p has {len(values)} values, expected {LEVELS}"
-    if any(not math.isfinite(x) or x < 0.0 or x > 1.0 for x in values):
-        return f"p has a value outside [0, 1]: {values}"
-    if abs(sum(values) - 1.0) > 1e-6:
-        return f"p sums to {sum(values)!r}, expected 1 (within 1e-6)"
-    return ""
+        raise ValueError(f"p has {len(values)} values, expected {LEVELS}")
+    total = sum(values)
+    if not math.isfinite(total):
+        raise ValueError(f"p has a value that is not a finite number: {list(values)}")
+    if min(values) < 0.0 or max(values) > 1.0:
+        raise ValueError(f"p has a value outside [0, 1]: {list(values)}")
+    if abs(total - 1.0) > 1e-6:
+        raise ValueError(f"p sums to {total!r}, expected 1 (within 1e-6)")
+    return values
 
 
 def _flags_to_text(flags: Sequence[str]) -> str:
@@ -149,6 +152,9 @@ class JudgedEditStore:
         # synchronous=NORMAL in WAL mode survives a killed process; only a power cut may lose the
         # last transactions, which for a cache means re-judging a few edits.
         conn.execute("PRAGMA synchronous = NORMAL")
+        version = self._check_existing(conn, allow_empty=True)
+        if version:  # an existing store opens without taking the write lock
+            return version
         conn.execute("BEGIN IMMEDIATE")
         try:
             version = self._check_existing(conn, allow_empty=True)
@@ -275,8 +281,8 @@ class JudgedEditStore:
                     f"WHERE key IN ({','.join('?' * len(chunk))})",
                     chunk,
                 )
-                for key, p0, p1, p2, p3, p4, edit_class, flags in rows:
-                    found[key] = Judgement((p0, p1, p2, p3, p4), edit_class, _flags_from_text(flags))
+                for row in rows:
+                    found[row[0]] = Judgement(row[1:6], row[6], _flags_from_text(row[7]))
         return found
 
     def put_many(self, rows: Sequence[tuple[str, str, EditContext, Judgement]]) -> int:
@@ -292,12 +298,13 @@ class JudgedEditStore:
                 continue
             if key != self.key(identity, ctx):
                 raise ValueError(f"key {key} does not belong to judge {identity!r} and edit {ctx.content_key()!r}")
-            problem = _probability_problem(judgement.p)
-            if problem:
-                raise StoreError(f"{self.path}: judge {identity!r} returned an invalid judgement for {ctx.marked_hyp!r}: {problem}")
+            try:
+                p = _checked_p(judgement.p)
+            except ValueError as exc:
+                raise StoreError(f"{self.path}: judge {identity!r} returned an invalid judgement for {ctx.marked_hyp!r}: {exc}") from None
             values.append((
                 key, identity, ctx.lang, ctx.op, ctx.ref_unit, ctx.hyp_unit, int(ctx.ref_pos), int(ctx.hyp_pos),
-                ctx.marked_ref, ctx.marked_hyp, *(float(x) for x in judgement.p),
+                ctx.marked_ref, ctx.marked_hyp, *p,
                 judgement.edit_class, _flags_to_text(judgement.flags), now,
             ))
         if not values:
@@ -453,10 +460,10 @@ def _import_row(data: dict[str, list], i: int, row: int, path: Any, now: float) 
             raise bad(f"{name} is missing")
     if data["op"][i] not in ("S", "D", "I"):
         raise bad(f"op is {data['op'][i]!r}, expected S, D or I")
-    p = data["p"][i]
-    problem = _probability_problem(p)
-    if problem:
-        raise bad(problem)
+    try:
+        p = _checked_p(data["p"][i])
+    except ValueError as exc:
+        raise bad(str(exc)) from None
     key, judge = data["key"][i], data["judge"][i]
     if key != _content_key(judge, data["lang"][i], data["op"][i], data["marked_ref"][i], data["marked_hyp"][i]):
         raise bad("key does not match its judge, lang, op and marked pair")
@@ -468,7 +475,7 @@ def _import_row(data: dict[str, list], i: int, row: int, path: Any, now: float) 
     return (
         key, judge, data["lang"][i], data["op"][i], data["ref_unit"][i], data["hyp_unit"][i],
         int(data["ref_pos"][i]), int(data["hyp_pos"][i]), data["marked_ref"][i], data["marked_hyp"][i],
-        *(float(x) for x in p), edit_class, _flags_to_text(flags), float(now if created is None else created),
+        *p, edit_class, _flags_to_text(flags), float(now if created is None else created),
     )
 
 
