@@ -83,6 +83,9 @@ class _Bar:
         self._done = 0
 
     def __call__(self, done: int, total: int) -> None:
+        if self._bar.total != total:  # the store reports distinct edits still to judge
+            self._bar.total = total
+            self._bar.refresh()
         self._bar.update(done - self._done)
         self._done = done
 
