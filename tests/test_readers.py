@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -264,10 +263,8 @@ def test_long_line(tmp_path):
     long = "ấ" * 100_000
     p = write(tmp_path / "h.txt", long + "\n")
     q = write(tmp_path / "r.jsonl", jsonl({"id": "a", "text": long}))
-    start = time.perf_counter()
     assert read_collection(p).items[0].text == long
     assert read_collection(q).items[0].text == long
-    assert time.perf_counter() - start < 2
 
 
 # ----------------------------------------------------------------------------------------------
@@ -480,17 +477,15 @@ def test_text_against_text_pairs_by_line(tmp_path):
 # Scale and round trips
 
 
-def test_100k_lines_quickly(tmp_path):
+def test_100k_lines(tmp_path):
+    """Scale, not speed (speed is measured in bench/): 100k lines read and pair completely."""
     n = 100_000
     p = write(tmp_path / "big.jsonl", "".join(
         f'{{"id": "x{i}", "text": "Tiếng Việt {i}", "doc": "d{i // 100}", "lang": "vi"}}\n'
         for i in range(n)))
-    start = time.perf_counter()
     c = read_collection(p)
     paired = pair_collections(c, c)
-    elapsed = time.perf_counter() - start
     assert len(paired.pairs) == n and paired.pairs[-1].doc == f"d{(n - 1) // 100}"
-    assert elapsed < 5  # generous for a loaded CI machine; about 0.5 s on an idle one
 
 
 line_texts = st.lists(
