@@ -19,6 +19,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "score",
     "policies",
     "store",
+    "distill",
 )
 
 _DESCRIPTION = """\

@@ -19,6 +19,7 @@ DEFAULT_JUDGE = "rubric"
 #: name -> one-line description (shown by `semcer score --help`).
 JUDGE_NAMES: dict[str, str] = {
     "rubric": "offline rubric judge: edit classes and wordfreq lexicons mapped to the five levels",
+    "student:DIR": "transformer student trained by `semcer distill` (checkpoint DIR; needs semcer[hf])",
 }
 
 
@@ -29,6 +30,10 @@ def resolve_judge(spec: Any) -> Judge:
             raise JudgeError(f"{spec!r} is not a judge: it needs an `identity` and a `judge(contexts)` method")
         return spec
     name = spec.strip()
+    if name.startswith("student:"):
+        from .student import StudentJudge
+
+        return StudentJudge(name[len("student:"):])
     if name == "rubric":
         from .rubric import RubricJudge
 
