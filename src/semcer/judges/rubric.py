@@ -1,0 +1,604 @@
+"""The offline rubric judge: edit classes plus wordfreq lexicon checks, mapped to the five levels.
+
+Deterministic, no network, no model. :func:`edit_features` computes the per-edit facts (class,
+script, the word before and after the edit and whether the lexicon knows it, digits and numbers,
+negation, how garbled the surrounding output is); :func:`rubric_rule` picks the first matching
+row of the rule table (:data:`RULES`, documented in ``docs/rubric.md``), which fixes the level;
+:class:`RubricJudge` returns a distribution with most of its mass on that level and the rest on a
+neighbour, so that edits of one level are still ordered by how close they come to the next. The
+features are plain values so that a learned scorer can reuse them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Sequence
+
+import regex
+from rapidfuzz.distance import Levenshtein
+
+from .base import LEVELS, EditContext, Judgement
+from .edit_class import edit_class, unit_kind, unit_script
+from .lexicon import (
+    CJK_LANGS,
+    NEGATION_INFIXES,
+    NEGATIONS,
+    Line,
+    base_lang,
+    cjk_word,
+    dict_zipf,
+    is_negation,
+    lexicon_lang,
+    line_info,
+    morpheme_tokenized,
+    number_implausible as number_implausible_,
+    number_span,
+    number_value,
+    token_count,
+    word_span,
+    wordfreq_version,
+    zipf,
+)
+
+RUBRIC_VERSION = "1.0"
+
+#: A word counts as known to the lexicon from this Zipf frequency on. The large wordfreq lists
+#: reach down to Zipf 1 and hold common misspellings there; 2.0 keeps rare real words (about one
+#: per 100 million words) and drops most typos.
+KNOWN_ZIPF = 2.0
+#: For Chinese and Japanese windows (2-3 characters looked up as one entry).
+KNOWN_CJK_ZIPF = 2.0
+#: A single Chinese/Japanese character of the reference counts as a word from this Zipf on.
+CJK_CHAR_WORD_ZIPF = 5.0
+
+_NOUN_CAPS = frozenset({"de", "lb"})  # languages that capitalise every noun
+_WORD_RE = regex.compile(r"[\p{L}\p{M}\p{N}]+")
+_SENTENCE_END = frozenset(".!?:;¿¡。！？：；\"“”«»„(（[【「『-–—•*")
+_NUMBER_NEIGHBOUR_KINDS = frozenset({"punct", "symbol", "space", "digit"})
+_DECIMAL_SEPS = frozenset({".", ",", "٫", "٬"})
+_LOCAL_RADIUS = 5  # units on each side of the edit in the local window
+
+
+_similarity = Levenshtein.normalized_similarity
+
+
+@lru_cache(maxsize=1 << 14)
+def _line_pair(ref: str, hyp: str) -> tuple[Line, Line, float]:
+    """Both lines analysed, and their similarity (the whole line's share of intact text)."""
+    return line_info(ref), line_info(hyp), _similarity(ref, hyp)
+
+
+@lru_cache(maxsize=256)
+def _lang_info(tag: str) -> tuple[str, str | None, bool, bool]:
+    """Language code, wordfreq code (None without a list), CJK or not, negation list or not."""
+    lang, lex = base_lang(tag), lexicon_lang(tag)
+    return lang, lex, lex is not None and lex in CJK_LANGS, lang in NEGATIONS or lang in NEGATION_INFIXES
+
+
+@lru_cache(maxsize=1 << 16)
+def _unit_pair(ref_unit: str, hyp_unit: str) -> tuple[str, str, str, str]:
+    """Edit class, both unit kinds and the script of an edit's units."""
+    return edit_class(ref_unit, hyp_unit), unit_kind(ref_unit), unit_kind(hyp_unit), unit_script(ref_unit or hyp_unit)
+
+
+@lru_cache(maxsize=1 << 18)
+def _lookup(word: str, lex: str | None) -> tuple[float, bool | None, str]:
+    """Zipf frequency, known or not (None without a lexicon or word) and shape of a word."""
+    if not word or lex is None:
+        return 0.0, None, _shape(word)
+    z = zipf(word, lex)
+    return z, z >= KNOWN_ZIPF, _shape(word)
+
+
+@lru_cache(maxsize=1 << 14)
+def _line_words(text: str, lex: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+    """Words of a line (letters only, two units or more) and whether the lexicon knows each."""
+    words = tuple(w for w in _WORD_RE.findall(text) if len(w) > 1 and not any(c.isdigit() for c in w))
+    return words, tuple(zipf(w, lex) >= KNOWN_ZIPF for w in words)
+
+
+def _context_known(text: str, lex: str | None, skip: str) -> float | None:
+    """Share of the line's words (other than ``skip``) that the lexicon knows; None without one."""
+    if lex is None or lex in CJK_LANGS:
+        return None
+    words, known = _line_words(text, lex)
+    n, k = len(words), sum(known)
+    if skip in words:
+        i = words.index(skip)
+        n, k = n - 1, k - known[i]
+    return k / n if n else None
+
+
+@lru_cache(maxsize=1 << 14)
+def _negation_count(text: str, lang: str) -> int:
+    """Negation words in a line (negation characters for Chinese and Japanese)."""
+    if lang in CJK_LANGS:
+        return sum(is_negation(c, lang) for c in text)
+    return sum(is_negation(w, lang) for w in _WORD_RE.findall(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def _shape(word: str) -> str:
+    """Case and content shape of a word: lower, title, upper, mixed, numeric, alnum, other."""
+    if not word:
+        return ""
+    has_digit = any(c.isdigit() for c in word)
+    if has_digit:
+        return "alnum" if any(c.isalpha() for c in word) else "numeric"
+    if word.islower():
+        return "lower"
+    if word.isupper():
+        return "upper" if len(word) > 1 else "title"
+    if word[0].isupper() and (len(word) == 1 or word[1:].islower()):
+        return "title"
+    if any(c.isupper() for c in word):
+        return "mixed"
+    return "other"  # caseless scripts
+
+
+def _sentence_initial(units: Sequence[str], start: int) -> bool:
+    i = start - 1
+    while i >= 0 and units[i].isspace():
+        i -= 1
+    return i < 0 or units[i] in _SENTENCE_END
+
+
+def _window(line: Line, pos: int, radius: int = _LOCAL_RADIUS) -> str:
+    return line.span(pos - radius, pos + radius + 1)
+
+
+def _span_text(line: Line, span: tuple[int, int] | None) -> str:
+    return line.text[line.offsets[span[0]] : line.offsets[span[1]]] if span else ""
+
+
+def _negation_change(ctx: EditContext, lang: str, ref_w: str, hyp_w: str, hyp_line: Line) -> str:
+    """How the edit changes negation: 'lost', 'gained', 'partial', 'swap' or ''.
+
+    'lost'/'gained': a negation word disappears/appears (the count in the line changes).
+    'partial': lost, but another negation word stands close by (French ``ne ... pas``).
+    'swap': a negation word is substituted by another word or the reverse (``not`` -> ``nut``).
+    """
+    ref_neg, hyp_neg = is_negation(ref_w, lang), is_negation(hyp_w, lang)
+    if ref_neg == hyp_neg:
+        return ""
+    count_ref, count_hyp = _negation_count(ctx.ref, lang), _negation_count(ctx.hyp, lang)
+    if (ref_neg and count_hyp >= count_ref) or (hyp_neg and count_ref >= count_hyp):
+        return ""  # the edit moved a negation, it did not remove or add one
+    if ctx.op == "S" and unit_kind(ctx.ref_unit) != "space" and unit_kind(ctx.hyp_unit) != "space":
+        return "swap"
+    if ref_neg:
+        near = _WORD_RE.findall(_window(hyp_line, ctx.hyp_pos, 12))
+        if any(is_negation(w, lang) for w in near):
+            return "partial"  # French ne ... pas: one half is still there
+        return "lost"
+    return "gained"
+
+
+def _pos_in_word(span: tuple[int, int] | None, pos: int, gap: bool) -> str:
+    if not span:
+        return "none"
+    start, end = span
+    if not gap and start <= pos < end:
+        first, last = pos == start, pos == end - 1
+        return "whole" if first and last else "initial" if first else "final" if last else "medial"
+    if gap and start < pos < end:
+        return "medial"
+    return "edge"
+
+
+def _name_like(lang: str, line: Line, span: tuple[int, int] | None, word: str, shape: str) -> bool:
+    """A capitalised word that is not at a sentence start, or an acronym: probably a name/term.
+
+    A sentence-initial capital counts when the next word is capitalised too (``Tấm Cám``).
+    Languages that capitalise every noun (German) only count acronyms.
+    """
+    if not word or not span:
+        return False
+    if shape == "upper":
+        return len(word) > 1
+    if shape != "title" or lang in _NOUN_CAPS:
+        return False
+    if not _sentence_initial(line.units, span[0]):
+        return True
+    end = span[1]
+    if end + 1 < len(line.units) and line.units[end].isspace():
+        nxt = line.word_run[end + 1]
+        return bool(nxt) and _shape(_span_text(line, nxt)) == "title"
+    return False
+
+
+def edit_features(ctx: EditContext) -> dict[str, Any]:
+    """Per-edit features the rubric rules (and a learned scorer) read; plain Python values.
+
+    Keys: ``lang``, ``lexicon`` (wordfreq code, '' when none), ``op``, ``ref_unit``/``hyp_unit``, ``edit_class``,
+    ``ref_kind``/``hyp_kind`` (unit kinds), ``script``, ``ref_word``/``hyp_word`` (the word
+    holding the edit on each side), ``ref_zipf``/``hyp_zipf``, ``ref_known``/``hyp_known`` (None
+    without a lexicon), ``word_status``, ``shape``/``hyp_shape``, ``name_like``, ``word_len``,
+    ``pos_in_word``, ``left_kind``/``right_kind`` (reference units beside the edit, 'start'/'end'
+    at the line ends), ``in_number``, ``number_changed``, ``number_malformed``,
+    ``number_implausible``, ``number_punct``, ``negation``, ``line_sim`` (whole line),
+    ``local_sim`` (11 units around the edit), ``context_known`` (share of known words in the
+    output line), ``rel_pos``, ``line_len``.
+    """
+    lang, lex, cjk, neg_lang = _lang_info(ctx.lang)
+    ref, hyp, line_sim = _line_pair(ctx.ref, ctx.hyp)
+    rpos, hpos, op = ctx.ref_pos, ctx.hyp_pos, ctx.op
+    cls, ref_kind, hyp_kind, script = _unit_pair(ctx.ref_unit, ctx.hyp_unit)
+    ref_gap, hyp_gap = op == "I", op == "D"
+
+    # The word holding the edit on each side, and what the lexicon says about it.
+    ref_span = word_span(ref, rpos, ref_gap)
+    if cjk:
+        ref_w, ref_z = _cjk_side(ref, rpos, ref_gap, lex)  # type: ignore[arg-type]
+        hyp_w, hyp_z = _cjk_side(hyp, hpos, hyp_gap, lex)  # type: ignore[arg-type]
+        # A single character is nearly always some word, so it is no evidence for the output;
+        # for the reference a very frequent one-character word (的, 是) counts as known.
+        ref_known = bool(ref_w) and ref_z >= (KNOWN_CJK_ZIPF if len(ref_w) > 1 else CJK_CHAR_WORD_ZIPF)
+        hyp_known = len(hyp_w) > 1 and hyp_z >= KNOWN_CJK_ZIPF
+        word_len = len(ref_w)
+        shape, hyp_shape = _shape(ref_w or hyp_w), _shape(hyp_w)
+    else:
+        ref_w = _span_text(ref, ref_span)
+        hyp_w = _span_text(hyp, word_span(hyp, hpos, hyp_gap))
+        ref_z, ref_known, shape = _lookup(ref_w, lex)
+        hyp_z, hyp_known, hyp_shape = _lookup(hyp_w, lex)
+        if hyp_known and ref_w and morpheme_tokenized(lex):  # type: ignore[arg-type]
+            hyp_known = token_count(hyp_w, lex) <= token_count(ref_w, lex)  # type: ignore[arg-type]
+        word_len = (ref_span[1] - ref_span[0]) if ref_span else 0
+        if not ref_w:
+            shape = hyp_shape
+
+    # Numbers: the digit run (with inner separators) at the edit on each side.
+    in_number = number_changed = number_implausible = False
+    number_punct = ""
+    if ref.has_digit or hyp.has_digit:
+        ref_num = _span_text(ref, number_span(ref, rpos, ref_gap))
+        hyp_num = _span_text(hyp, number_span(hyp, hpos, hyp_gap))
+        main_kind = ref_kind if ctx.ref_unit else hyp_kind
+        in_number = bool(ref_num or hyp_num) and (cls == "digit" or main_kind in _NUMBER_NEIGHBOUR_KINDS)
+        if in_number:
+            number_changed = number_value(ref_num) != number_value(hyp_num)
+            number_implausible = number_changed and number_implausible_(ref_num, hyp_num)
+        if cls in ("punct", "whitespace"):
+            number_punct = _number_punct(ctx, ref, hyp)
+
+    # Neighbours of the edit in the reference (for an insertion: of the gap).
+    n_ref = len(ref.kinds)
+    left_kind = ref.kinds[rpos - 1] if 0 < rpos <= n_ref else "start"
+    right_i = rpos if ref_gap else rpos + 1
+    right_kind = ref.kinds[right_i] if 0 <= right_i < n_ref else "end"
+
+    negation = ""
+    if neg_lang and is_negation(ref_w, lang) != is_negation(hyp_w, lang):
+        negation = _negation_change(ctx, lang, ref_w, hyp_w, hyp)
+        if negation == "swap" and not hyp_known:
+            negation = ""  # a garbled negation word is a non-word: the letter rules judge it
+
+    return {
+        "lang": lang,
+        "lexicon": lex or "",
+        "op": op,
+        "edit_class": cls,
+        "ref_unit": ctx.ref_unit,
+        "hyp_unit": ctx.hyp_unit,
+        "ref_kind": ref_kind,
+        "hyp_kind": hyp_kind,
+        "script": script,
+        "ref_word": ref_w,
+        "hyp_word": hyp_w,
+        "ref_zipf": ref_z,
+        "hyp_zipf": hyp_z,
+        "ref_known": ref_known,
+        "hyp_known": hyp_known,
+        "word_status": _word_status(cls, lex, ref_w, hyp_w, ref_known, hyp_known),
+        "shape": shape,
+        "hyp_shape": hyp_shape,
+        "name_like": _name_like(lang, ref, ref_span, ref_w, shape),
+        "word_len": word_len,
+        "pos_in_word": _pos_in_word(ref_span, rpos, ref_gap),
+        "left_kind": left_kind,
+        "right_kind": right_kind,
+        "in_number": in_number,
+        "number_changed": number_changed,
+        "number_malformed": cls == "digit" and "letter" in (ref_kind, hyp_kind),
+        "number_implausible": number_implausible,
+        "number_punct": number_punct,
+        "negation": negation,
+        "line_sim": line_sim,
+        "local_sim": _similarity(_window(ref, rpos), _window(hyp, hpos)),
+        "context_known": _context_known(ctx.hyp, lex, hyp_w),
+        "rel_pos": rpos / max(1, len(ref.units)),
+        "line_len": len(ref.units),
+    }
+
+
+def _digit_at(line: Line, i: int) -> bool:
+    return 0 <= i < len(line.kinds) and line.kinds[i] == "digit"
+
+
+def _number_punct(ctx: EditContext, ref: Line, hyp: Line) -> str:
+    """How a punctuation or space edit changes a number: 'merged', 'split', 'decimal' or ''.
+
+    ``3.1`` -> ``31`` merges two digit runs, ``12`` -> ``1.2`` splits one, ``1,250`` -> ``1.250``
+    swaps a decimal and a grouping separator; a dash style between two years changes nothing.
+    """
+    rp, hp = ctx.ref_pos, ctx.hyp_pos
+    ref_between = _digit_at(ref, rp - 1) and _digit_at(ref, rp if ctx.op == "I" else rp + 1)
+    hyp_between = _digit_at(hyp, hp - 1) and _digit_at(hyp, hp if ctx.op == "D" else hp + 1)
+    if not (ref_between and hyp_between):
+        return ""
+    if ctx.op == "D":
+        return "merged"
+    if ctx.op == "I":
+        return "split"
+    if ctx.ref_unit in _DECIMAL_SEPS and ctx.hyp_unit in _DECIMAL_SEPS:
+        return "decimal"
+    return ""
+
+
+def _cjk_side(line: Line, pos: int, gap: bool, lang: str) -> tuple[str, float]:
+    """Chinese/Japanese word at ``pos``; for a gap, the best window joined across it."""
+    if not gap:
+        return cjk_word(line, pos, lang)
+    units, best, best_z = line.units, "", 0.0
+    for start, end in ((pos - 1, pos + 1), (pos - 2, pos + 1), (pos - 1, pos + 2)):
+        if start < 0 or end > len(units):
+            continue
+        if all(k in ("letter", "ideograph") for k in line.kinds[start:end]):
+            text = line.span(start, end)
+            z = dict_zipf(text, lang)
+            if z > best_z:
+                best, best_z = text, z
+    return best, best_z
+
+
+def _word_status(
+    cls: str, lex: str | None, ref_w: str, hyp_w: str, ref_known: bool | None, hyp_known: bool | None
+) -> str:
+    """What the edit does to its word: same, non-word, real-word, unknown-ref, none, no-lexicon."""
+    if not ref_w and not hyp_w:
+        return "none"
+    if ref_w.casefold() == hyp_w.casefold():
+        return "same"
+    if lex is None:
+        return "no-lexicon"
+    if ref_w and not ref_known:
+        return "unknown-ref"
+    if hyp_known:
+        return "real-word"
+    return "non-word"
+
+
+# --------------------------------------------------------------------------------------------
+# The rule table: features -> level. Keep in step with docs/rubric.md (one row per rule).
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One row of the rule table: the level it assigns, its order inside the level, its meaning.
+
+    ``base`` is where the rule's edits start inside the level (0 = low end, 1 = high end); the
+    damage around the edit and, for real-word errors, the plausibility of the new word move them
+    up from there (see :func:`rubric_rule`).
+    """
+
+    id: str
+    level: int
+    base: float
+    meaning: str
+    example: str
+
+
+RULES: tuple[Rule, ...] = (
+    # In the order they are tried (see _rule_id); the first that matches decides the level.
+    # Negation: losing one says the opposite, fluently.
+    Rule("negation", 4, 0.5, "a negation word lost or gained", "not found -> found"),
+    Rule("negation-swap", 2, 0.5, "a negation word becomes another real word, or the reverse", "没有 -> 设有, nicht -> dicht"),
+    Rule("negation-partial", 1, 0.9, "half of a two-part negation lost, the other half still there", "n'est pas en -> n'est en"),
+    # Cosmetic.
+    Rule("compat", 0, 0.0, "Unicode compatibility variant (NFKC-equal)", "： -> :"),
+    Rule("homoglyph", 0, 0.0, "a letter of another script that prints the same", "Greek ο -> Latin o"),
+    Rule("case-symbol", 1, 0.5, "case of a one-letter token (option, unit, variable), where case is meaning", "-l -> -L"),
+    Rule("case", 0, 0.0, "case only", "o si -> O si"),
+    # Punctuation and spaces.
+    Rule("number-space", 2, 0.5, "a space that splits or joins a number", "1500 -> 1 500"),
+    Rule("number-punct", 4, 0.5, "punctuation lost or added inside a number, merging or splitting it", "3.1 -> 31"),
+    Rule("decimal-punct", 3, 0.5, "decimal and grouping separator swapped inside a number", "1,250 -> 1.250"),
+    Rule("punct-prefix", 1, 0.5, "a symbol leading a word (option, sign, format code) lost or changed", "-f -> f, %z -> ~z"),
+    Rule("whitespace", 0, 0.05, "space inserted, deleted or changed", "12 号 -> 12号"),
+    Rule("punct", 0, 0.1, "punctuation or symbol, no number involved", "'deb-src' -> ‘deb-src'"),
+    # Digits: no redundancy.
+    Rule("digit-letter-code", 2, 0.5, "digit read as a letter or back, inside a code or acronym", "KRB5 -> KRBS"),
+    Rule("digit-letter", 1, 0.5, "digit read as a letter or back in a word or number: visibly wrong", "110-2 -> 11O-2"),
+    Rule("digit-broken", 3, 0.5, "a digit replaced by punctuation or a space, or the reverse", "0.5 -> 0 5"),
+    Rule("number-same", 1, 0.5, "a digit edit that leaves the number's value unchanged", "6.0 -> 6.00"),
+    Rule("number-implausible", 3, 0.5, "a number changed into an impossible year, date or time", "2024 -> 2824"),
+    Rule("number-changed", 4, 0.5, "a number changed into another plausible number", "288.000 đ -> 238.000 đ"),
+    # Letters, marks, ideographs.
+    Rule("garbled", 3, 0.0, "letter, mark or character edit in a garbled stretch of output", "प्रका⟦र⟧ -> उका⟦प⟧"),
+    Rule("ideograph-word", 1, 0.4, "a character that forms another attested word", "大于 -> 小于"),
+    Rule("ideograph", 1, 0.1, "a character that forms no attested word", "文件 -> 又件"),
+    Rule("name-to-word", 2, 0.5, "a name (capitalised, not sentence-initial) becomes another known word", "cô Tấm -> cô Tám"),
+    Rule("mark-real-word", 1, 0.2, "a changed mark that gives another real word", "đấng -> đáng"),
+    Rule("real-word", 1, 0.4, "a word becomes another real word (context usually recovers it)", "werden -> werten"),
+    Rule("rare-word", 1, 0.3, "an edit in a word the lexicon does not know (term, rare word)", "Koprivnica -> Koprivniea"),
+    Rule("no-lexicon", 1, 0.1, "letter or mark edit in a language without a lexicon", "สาม⟦า⟧รถ -> สาม⟦ร⟧รถ"),
+    Rule("non-word", 1, 0.0, "a word becomes a non-word", "Zeile -> Zeie"),
+    Rule("other", 1, 0.5, "anything else", "a control or format character"),
+)
+RULES_BY_ID = {r.id: r for r in RULES}
+
+#: Local similarity (window of 11 units around the edit) below which the stretch is garbled.
+GARBLED_LOCAL_SIM = 0.6
+#: How much the damage around an edit moves it up inside its level.
+DAMAGE_WEIGHT = 0.5
+#: How fast a real-word error moves up as the new word gets as frequent as the old one: a rare
+#: word replaced by a common one reads naturally, a common one replaced by a rare one stands out.
+PLAUSIBILITY_SLOPE = 0.15
+#: Mass the distribution keeps on the rule's level; the rest goes to the neighbouring levels.
+MODE_MASS = 0.8
+
+_CONTENT = frozenset({"letter", "mark", "ideograph"})
+_WORD_KINDS = frozenset({"letter", "digit", "ideograph", "mark"})
+#: Symbols that carry syntax when they lead a word: options (-f), signs (+34), format codes (%z).
+_PREFIX_SYMBOLS = frozenset("-+%$#@~/\\.&*=<>^|_")
+_BREAKS = frozenset({"punct", "space", "symbol"})
+_REAL_WORD_RULES = frozenset({"real-word", "mark-real-word", "ideograph-word", "name-to-word"})
+
+
+def _clip(x: float) -> float:
+    return 0.0 if x < 0.0 else 1.0 if x > 1.0 else x
+
+
+def _damage(f: dict[str, Any]) -> float:
+    """How garbled the output around the edit is: 0 when intact, 1 when mostly wrong."""
+    return _clip((0.95 - (f["line_sim"] + f["local_sim"]) / 2) * 3)
+
+
+def _rule_id(f: dict[str, Any]) -> str:
+    """The first rule of the table (in the order of docs/rubric.md) that matches the features."""
+    cls = f["edit_class"]
+    neg = f["negation"]
+    if neg:
+        return {"lost": "negation", "gained": "negation", "swap": "negation-swap"}.get(neg, "negation-partial")
+    if cls == "case" and f["pos_in_word"] == "whole":
+        return "case-symbol"
+    if cls in ("compat", "homoglyph", "case"):
+        return cls
+    if cls in ("whitespace", "punct"):
+        np_ = f["number_punct"]
+        if np_ in ("merged", "split"):
+            return "number-space" if cls == "whitespace" else "number-punct"
+        if np_ == "decimal":
+            return "decimal-punct"
+        if (
+            f["op"] != "I"
+            and f["ref_unit"] in _PREFIX_SYMBOLS
+            and f["left_kind"] in ("space", "start")
+            and f["right_kind"] in _WORD_KINDS
+        ):
+            return "punct-prefix"
+        return cls
+    if cls == "digit":
+        if f["number_malformed"]:
+            return "digit-letter-code" if f["shape"] in ("upper", "alnum") else "digit-letter"
+        if f["ref_kind"] in _BREAKS or f["hyp_kind"] in _BREAKS:
+            return "digit-broken"
+        if f["in_number"] and not f["number_changed"]:
+            return "number-same"
+        return "number-implausible" if f["number_implausible"] else "number-changed"
+    if cls in _CONTENT:
+        if f["local_sim"] < GARBLED_LOCAL_SIM:
+            return "garbled"
+        status = f["word_status"]
+        if cls == "ideograph":
+            return "ideograph-word" if status == "real-word" else "ideograph"
+        if status == "real-word":
+            if f["name_like"] and f["hyp_shape"] == f["shape"]:
+                return "name-to-word"
+            return "mark-real-word" if cls == "mark" else "real-word"
+        if status == "unknown-ref":
+            return "rare-word"
+        if status == "no-lexicon":
+            return "no-lexicon"
+        return "non-word"
+    return "other"
+
+
+def rubric_rule(f: dict[str, Any]) -> tuple[str, float]:
+    """The rule for an edit's features and its tilt in [0, 1] toward the next level up.
+
+    The tilt orders edits inside one level only: the rule's base, plus the damage around the edit
+    (a garbled neighbourhood makes recovery harder), plus for real-word errors the plausibility of
+    the new word. The level itself is always the rule's.
+    """
+    rule_id = _rule_id(f)
+    tilt = RULES_BY_ID[rule_id].base
+    if rule_id in _REAL_WORD_RULES:
+        dz = f["hyp_zipf"] - f["ref_zipf"]
+        tilt += (1.0 - tilt) * _clip(0.5 + PLAUSIBILITY_SLOPE * (dz + 1.5))
+    elif f["edit_class"] in _CONTENT or rule_id in ("punct", "digit-letter"):
+        tilt += DAMAGE_WEIGHT * _damage(f)
+    if rule_id == "punct" and f["op"] == "D":
+        tilt += 0.2  # a lost mark of punctuation is missed more often than an extra one
+    return rule_id, _clip(tilt)
+
+
+def level_distribution(level: int, tilt: float, mode_mass: float = MODE_MASS) -> tuple[float, ...]:
+    """A distribution with ``mode_mass`` on ``level`` and the rest on its neighbours by ``tilt``.
+
+    At the ends of the scale the share that has no neighbour stays on ``level``.
+    """
+    rest = 1.0 - mode_mass
+    up = rest * tilt if level < LEVELS - 1 else 0.0
+    down = rest - rest * tilt if level > 0 else 0.0
+    p = [0.0, 0.0, 0.0, 0.0, 0.0]
+    p[level] = 1.0 - up - down
+    if up:
+        p[level + 1] = up
+    if down:
+        p[level - 1] = down
+    return tuple(p)
+
+
+@lru_cache(maxsize=1)
+def table_hash() -> str:
+    """Hash of everything that decides the output besides the code: rules, thresholds, word lists."""
+    from . import edit_class as _ec
+    from . import lexicon as _lx
+
+    text = repr(
+        (
+            RULES,
+            KNOWN_ZIPF,
+            KNOWN_CJK_ZIPF,
+            CJK_CHAR_WORD_ZIPF,
+            GARBLED_LOCAL_SIM,
+            DAMAGE_WEIGHT,
+            PLAUSIBILITY_SLOPE,
+            MODE_MASS,
+            sorted((k, sorted(v)) for k, v in _lx.NEGATIONS.items()),
+            sorted(_lx.NEGATION_INFIXES.items()),
+            sorted(_ec._HOMOGLYPHS.items()),
+        )
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+
+_FLAGS = {r.id: (f"rule:{r.id}",) for r in RULES}
+_FLAGS_NO_LEXICON = {r.id: (f"rule:{r.id}", "no-lexicon") for r in RULES}
+
+
+class RubricJudge:
+    """The embedded default judge: the rule table over :func:`edit_features`, offline, deterministic.
+
+    ``identity`` is ``rubric-<version>+<table hash>+wordfreq-<version>``; ``mode_mass`` is the
+    share of each distribution on the rule's level (1.0 gives one-hot distributions).
+    Flags: ``rule:<id>`` names the rule applied; ``no-lexicon`` marks a letter, mark or ideograph
+    edit in a language wordfreq has no list for, judged by class rules only.
+    """
+
+    def __init__(self, mode_mass: float = MODE_MASS) -> None:
+        if not 0.5 < mode_mass <= 1.0:
+            raise ValueError(f"mode_mass must be in (0.5, 1], got {mode_mass}")
+        self.mode_mass = mode_mass
+
+    @property
+    def identity(self) -> str:
+        soft = "" if self.mode_mass == MODE_MASS else f"+mass{self.mode_mass:g}"
+        return f"rubric-{RUBRIC_VERSION}+{table_hash()}{soft}+wordfreq-{wordfreq_version()}"
+
+    def judge_one(self, ctx: EditContext) -> Judgement:
+        """Judge one edit."""
+        f = edit_features(ctx)
+        rule_id, tilt = rubric_rule(f)
+        cls = f["edit_class"]
+        no_lex = not f["lexicon"] and cls in _CONTENT
+        p = level_distribution(RULES_BY_ID[rule_id].level, tilt, self.mode_mass)
+        return Judgement(p, edit_class=cls, flags=(_FLAGS_NO_LEXICON if no_lex else _FLAGS)[rule_id])  # type: ignore[arg-type]
+
+    def judge(self, contexts: Sequence[EditContext]) -> list[Judgement]:
+        """Judge a batch of edits (each on its own; lines shared by edits are analysed once)."""
+        return [self.judge_one(c) for c in contexts]
