@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     path = Path(args.split) if args.split.endswith(".jsonl") else ROOT / "data" / "severity" / f"{args.split}.jsonl"
     contexts, labels = load_labelled(path)
     judge = RubricJudge()
+    speed = _speed(judge, contexts) if args.speed else ""  # before the statistics fill the heap
     judgements = judge.judge(contexts)
     report = evaluate_judge(
         judgements, labels, langs=[c.lang for c in contexts], n_boot=args.n_boot, seed=args.seed
@@ -42,9 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Judge `{judge.identity}` on `{path.name}` ({len(contexts)} edits), 95% bootstrap intervals "
           f"({args.n_boot} resamples of edits); clear pairs: label gap >= 0.5, ties count as misses.\n")
     print(report.to_markdown(args.by))
-    if args.speed:
+    if speed:
         print()
-        print(_speed(judge, contexts))
+        print(speed)
     return 0
 
 
@@ -53,7 +54,7 @@ def _speed(judge: RubricJudge, contexts: list) -> str:
     from semcer.judges import edit_class, lexicon, rubric
 
     batch = contexts * 20
-    warm = max(_rate(judge, batch) for _ in range(3))
+    warm = max(_rate(judge, batch) for _ in range(5))
     caches = [
         getattr(mod, name)
         for mod in (edit_class, lexicon, rubric)

@@ -15,7 +15,6 @@ import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
 
 from .edit_class import graphemes, unit_kind
 
@@ -77,9 +76,19 @@ def _available() -> frozenset[str]:
 
 @lru_cache(maxsize=256)
 def lexicon_lang(tag: str) -> str | None:
-    """wordfreq's code for the language of ``tag``, or None when wordfreq has no list for it."""
+    """wordfreq's code for the language of ``tag``, or None when wordfreq has no list for it.
+
+    A language whose tokenizer cannot run here (Korean without MeCab, Chinese without jieba)
+    counts as having no lexicon rather than failing on the first edit.
+    """
     lang = base_lang(tag)
-    return lang if lang in _available() else None
+    if lang not in _available():
+        return None
+    try:
+        zipf("a", lang)
+    except Exception:  # an optional tokenizer (the cjk extra) is missing
+        return None
+    return lang
 
 
 def wordfreq_version() -> str:
@@ -299,7 +308,7 @@ def cjk_word(line: Line, pos: int, lang: str) -> tuple[str, float]:
     hi = pos + 1
     while hi < pos + 3 and hi < n and kinds[hi] in _CJK_WINDOW_KINDS:
         hi += 1
-    best, best_size, best_z = "", 0, 0.0
+    best, best_z = "", 0.0
     for size in (3, 2):
         for start in range(max(lo, pos - size + 1), min(pos, hi - size) + 1):
             text = line.span(start, start + size)

@@ -146,7 +146,13 @@ def _sentence_initial(units: Sequence[str], start: int) -> bool:
 
 
 def _window(line: Line, pos: int, radius: int = _LOCAL_RADIUS) -> str:
-    return line.span(pos - radius, pos + radius + 1)
+    """Text of the units within ``radius`` of ``pos`` (clamped to the line)."""
+    off = line.offsets
+    n = len(off) - 1
+    a, b = pos - radius, pos + radius + 1
+    a = 0 if a < 0 else n if a > n else a
+    b = 0 if b < 0 else n if b > n else b
+    return line.text[off[a] : off[b]]
 
 
 def _span_text(line: Line, span: tuple[int, int] | None) -> str:
