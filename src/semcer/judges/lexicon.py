@@ -11,10 +11,15 @@ characters of the line that contains it (see :func:`cjk_word`).
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+
+# wordfreq loads jieba for Chinese, which announces its dictionary on stderr; keep the terminal clean.
+# (jieba resets its logger's level when imported, so a filter is used instead of a level)
+logging.getLogger("jieba").addFilter(lambda record: record.levelno >= logging.WARNING)
 
 from .edit_class import graphemes, unit_kind
 
