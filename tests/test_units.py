@@ -4,18 +4,19 @@ import regex
 from hypothesis import given, settings, strategies as st
 
 from semcer import units
-from semcer._joiners import RANGES, UNICODE_VERSION
+from semcer._joiners import RANGES, REGEX_VERSION
 
 
-def test_shipped_joiner_table_equals_regex_class():
-    if UNICODE_VERSION != units.unicode_versions()["segmenter"]:
-        import pytest
-
-        pytest.skip("installed regex has other Unicode data; semcer falls back to the regex class")
+def test_joiner_set_in_use_equals_regex_class():
+    """Whether shipped (same regex release) or computed (another release), the set is exact."""
     every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
-    expected = {ord(c) for c in units._JOINER.findall(every)}
-    shipped = {c for a, b in RANGES for c in range(a, b + 1)}
-    assert shipped == expected
+    expected = {c for c in units._JOINER.findall(every)}
+    no_joiner = units._joiner_check()
+    assert all(not no_joiner(c) for c in expected)
+    others = [c for c in every if c not in expected]
+    assert all(no_joiner(c) for c in others[::97])
+    if REGEX_VERSION == regex.__version__:
+        assert {c for a, b in RANGES for c in range(a, b + 1)} == {ord(c) for c in expected}
 
 
 mixed = st.text(st.characters(blacklist_categories=("Cs",)), max_size=20)

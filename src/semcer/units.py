@@ -27,6 +27,7 @@ _JOINER = regex.compile(
 
 # First code point assigned in each Unicode version (probe of the segmenter's data).
 _VERSION_PROBES: tuple[tuple[str, int], ...] = (
+    ("18.0", 0x0558),  # ARMENIAN (new in 18.0; regex 2026.11)
     ("17.0", 0x1FAEA),  # DISTORTED FACE
     ("16.0", 0x1FAE9),  # FACE WITH BAGS UNDER EYES
     ("15.1", 0x2FFC),  # IDEOGRAPHIC DESCRIPTION CHARACTER SURROUND FROM RIGHT
@@ -45,13 +46,28 @@ def check_unit(unit: str) -> Unit:
 
 
 def _joiner_check():
-    """Fastest exact test for "contains a joiner": a shipped table when it matches ``regex``'s data."""
+    """Fastest exact test for "contains no joiner": a set membership test.
+
+    The set ships with semcer (``_joiners.py``) for the ``regex`` release it was generated from;
+    with another release it is computed once from that release's own data (about 0.1 s).
+    """
     from . import _joiners
 
-    if _joiners.UNICODE_VERSION == unicode_versions()["segmenter"]:
+    if _joiners.REGEX_VERSION == regex.__version__:
         table = frozenset(chr(c) for a, b in _joiners.RANGES for c in range(a, b + 1))
-        return table.isdisjoint
-    return lambda text: _JOINER.search(text) is None
+    else:
+        import array
+
+        every = array.array("I", range(0xD800))
+        every.extend(range(0xE000, 0x110000))
+        table = frozenset(_JOINER.findall(every.tobytes().decode("utf-32-le" if _little() else "utf-32-be")))
+    return table.isdisjoint
+
+
+def _little() -> bool:
+    import sys
+
+    return sys.byteorder == "little"
 
 
 _no_joiner = None
