@@ -17,6 +17,7 @@ from ..version import __version__
 _COMMAND_MODULES: tuple[str, ...] = (
     "cer",
     "score",
+    "judge",
     "policies",
     "store",
     "judge-eval",

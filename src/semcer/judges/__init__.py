@@ -19,17 +19,28 @@ DEFAULT_JUDGE = "rubric"
 #: name -> one-line description (shown by `semcer score --help`).
 JUDGE_NAMES: dict[str, str] = {
     "rubric": "offline rubric judge: edit classes and wordfreq lexicons mapped to the five levels",
+    "llm": "the paper's LLM judge on an OpenAI-compatible server (--endpoint URL --model NAME)",
+    "hf:PATH": "the LLM judge on a local Hugging Face causal LM (a model directory)",
+    "vllm:MODEL": "the LLM judge on vLLM's offline engine (GPU)",
     "student:DIR": "transformer student trained by `semcer distill` (checkpoint DIR; needs semcer[hf])",
 }
 
 
-def resolve_judge(spec: Any) -> Judge:
-    """A judge from a name (see ``JUDGE_NAMES``) or a judge object."""
+def resolve_judge(spec: Any, **options: Any) -> Judge:
+    """A judge from a name (see ``JUDGE_NAMES``) or a judge object.
+
+    ``options`` configure the LLM judge: ``resolve_judge("llm", endpoint=..., model=...)`` (or
+    ``config=OpenAIConfig(...)``), ``resolve_judge("hf:/path/to/model", device="cpu")``.
+    """
     if not isinstance(spec, str):
         if not isinstance(spec, Judge):
             raise JudgeError(f"{spec!r} is not a judge: it needs an `identity` and a `judge(contexts)` method")
         return spec
     name = spec.strip()
+    if name == "llm" or name.startswith(("hf:", "vllm:")):
+        from .llm import build_llm_judge
+
+        return build_llm_judge(name, **options)
     if name.startswith("student:"):
         from .student import StudentJudge
 

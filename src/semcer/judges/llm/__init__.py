@@ -1,0 +1,101 @@
+"""The LLM judge (the paper's method) and its backends.
+
+    >>> from semcer.judges.llm import LLMJudge, OpenAIBackend, OpenAIConfig
+    >>> judge = LLMJudge(OpenAIBackend(OpenAIConfig("http://127.0.0.1:8000/v1", "Qwen/Qwen3-8B")))
+
+or by name: ``resolve_judge("llm", endpoint=..., model=...)``, ``resolve_judge("hf:/path/to/model")``,
+``resolve_judge("vllm:/path/to/model")``. Backends that need torch, transformers or vLLM import
+them only when built.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import JudgeError
+from .judge import (
+    LABEL_MASS_FLAG,
+    MISSING_FLAG,
+    ONE_HOT_FLAG,
+    JudgeStats,
+    LLMJudge,
+    MassSummary,
+    Reading,
+    judgement_from,
+    label_mass,
+)
+from .openai_backend import OpenAIBackend, OpenAIConfig
+from .prompt import LABEL_SETS, TEMPLATE_VERSION, Prompt, build_prompt
+
+__all__ = [
+    "LABEL_MASS_FLAG", "LABEL_SETS", "MISSING_FLAG", "ONE_HOT_FLAG", "TEMPLATE_VERSION", "JudgeStats",
+    "LLMJudge", "MassSummary", "OpenAIBackend", "OpenAIConfig", "Prompt", "Reading", "build_llm_judge",
+    "build_prompt", "is_llm_spec", "judgement_from", "label_mass",
+]
+
+_OPENAI_OPTIONS = frozenset({
+    "endpoint", "model", "api_key_env", "concurrency", "timeout", "max_retries", "backoff_base",
+    "backoff_max", "model_revision", "top_logprobs", "extra_body",
+})
+_HF_OPTIONS = frozenset({"device", "dtype", "batch_size", "chat_template_kwargs"})
+_VLLM_OPTIONS = frozenset({"revision", "dtype", "chat_template_kwargs", "engine_kwargs"})
+
+
+def is_llm_spec(spec: str) -> bool:
+    """Whether a judge name is one of the LLM judge's: ``llm``, ``hf:PATH`` or ``vllm:MODEL``."""
+    return spec == "llm" or spec.startswith(("hf:", "vllm:"))
+
+
+def build_llm_judge(spec: str, **options: Any) -> LLMJudge:
+    """An :class:`LLMJudge` from a name and options.
+
+    ``llm``: an OpenAI-compatible server, from ``config=OpenAIConfig(...)`` or the options
+    ``endpoint``, ``model`` and optionally ``api_key_env``, ``concurrency``, ``timeout``,
+    ``max_retries``, ``model_revision``, ``extra_body``. ``hf:PATH``: a local model directory, with
+    ``device``, ``dtype``, ``batch_size``, ``chat_template_kwargs``. ``vllm:MODEL``: vLLM's offline
+    engine, with ``revision``, ``dtype``, ``engine_kwargs``, ``chat_template_kwargs``. Every form
+    takes ``labels`` (``digits``, ``letters`` or five strings). Options that are None are ignored.
+    """
+    opts = {k: v for k, v in options.items() if v is not None}
+    labels = opts.pop("labels", "digits")
+    if spec == "llm":
+        config = opts.pop("config", None)
+        if config is not None:
+            if not isinstance(config, OpenAIConfig):
+                raise JudgeError(f"config must be an OpenAIConfig, got {type(config).__name__}")
+            _check_options(spec, opts, frozenset())
+        else:
+            _check_options(spec, opts, _OPENAI_OPTIONS)
+            missing = [name for name in ("endpoint", "model") if not opts.get(name)]
+            if missing:
+                raise JudgeError(
+                    f"the llm judge needs {' and '.join(missing)}: e.g. --endpoint http://127.0.0.1:8000/v1 --model NAME "
+                    "(or endpoint=..., model=... in Python)"
+                )
+            config = OpenAIConfig(**opts)
+        return LLMJudge(OpenAIBackend(config), labels=labels)
+    if spec.startswith("hf:"):
+        from .hf_backend import HFBackend
+
+        _check_options(spec, opts, _HF_OPTIONS)
+        return LLMJudge(HFBackend(_path_of(spec, "hf:"), **opts), labels=labels)
+    if spec.startswith("vllm:"):
+        from .vllm_backend import VLLMBackend
+
+        _check_options(spec, opts, _VLLM_OPTIONS)
+        return LLMJudge(VLLMBackend(_path_of(spec, "vllm:"), **opts), labels=labels)
+    raise JudgeError(f"{spec!r} is not an LLM judge (llm, hf:PATH or vllm:MODEL)")
+
+
+def _path_of(spec: str, prefix: str) -> str:
+    path = spec[len(prefix):].strip()
+    if not path:
+        raise JudgeError(f"{spec!r}: give the model after the colon, e.g. {prefix}/models/Qwen3-8B")
+    return path
+
+
+def _check_options(spec: str, opts: dict[str, Any], allowed: frozenset[str]) -> None:
+    unknown = sorted(set(opts) - allowed)
+    if unknown:
+        choices = ", ".join(sorted(allowed)) or "none besides labels"
+        raise JudgeError(f"judge {spec!r} does not take {', '.join(unknown)} (it takes: {choices})")
