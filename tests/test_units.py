@@ -34,11 +34,12 @@ def test_cr_lf_is_one_grapheme():
     assert list(units.segment("a\r\nb")) == ["a", "\r\n", "b"]
 
 
-def test_alignable_pair_collision_fallback():
-    # text already using the stand-in plane is aligned by cluster strings instead
+def test_alignable_pair_aligns_clusters_as_atoms():
     ref, hyp = "\U000f0000e\u0301", "e\u0301\U000f0000"
     a, b, ru, hu = units.alignable_pair(ref, hyp, "grapheme")
-    assert isinstance(a, list) and a == ["\U000f0000", "e\u0301"]
+    assert a == ["\U000f0000", "e\u0301"] and b == ["e\u0301", "\U000f0000"]
+    a, b, _, _ = units.alignable_pair("abc", "abd", "grapheme")
+    assert a == "abc" and b == "abd"
 
 
 def test_unicode_versions_reported():

@@ -90,42 +90,20 @@ def segment(text: str, unit: Unit = "grapheme") -> Sequence[str]:
     return _CLUSTER.findall(text)
 
 
-def alignable_pair(ref: str, hyp: str, unit: Unit) -> tuple[str | list, str | list, Sequence[str], Sequence[str]]:
+def alignable_pair(ref: str, hyp: str, unit: Unit) -> tuple[Sequence[str], Sequence[str], Sequence[str], Sequence[str]]:
     """Sequences to align for ``ref`` and ``hyp`` plus their unit sequences.
 
-    Multi-code-point clusters are mapped to one stand-in code point each (from the supplementary
-    private use planes, shared by both sides) so that the aligner compares clusters as atoms; the
-    aligner uses only equality, so the stand-ins cannot change the alignment.
+    When both sides are plain code-point sequences the strings themselves are aligned; otherwise
+    the lists of clusters are (the aligner hashes each cluster, so a cluster is one atom and only
+    equality matters).
     """
     ref_units = segment(ref, unit)
     hyp_units = segment(hyp, unit)
     if type(ref_units) is str and type(hyp_units) is str:
         return ref_units, hyp_units, ref_units, hyp_units
-    codes: dict[str, str] = {}
-    base = 0xF0000
-    if _uses_stand_in_planes(ref) or _uses_stand_in_planes(hyp):
-        # Stand-ins could collide with real text: compare cluster strings (hashable) instead.
-        return list(ref_units), list(hyp_units), ref_units, hyp_units
-
-    def encode(units: Sequence[str]) -> str:
-        out = []
-        for u in units:
-            if len(u) == 1:
-                out.append(u)
-            else:
-                c = codes.get(u)
-                if c is None:
-                    c = codes[u] = chr(base + len(codes))
-                out.append(c)
-        return "".join(out)
-
-    a = ref_units if type(ref_units) is str else encode(ref_units)
-    b = hyp_units if type(hyp_units) is str else encode(hyp_units)
+    a = ref_units if type(ref_units) is list else list(ref_units)
+    b = hyp_units if type(hyp_units) is list else list(hyp_units)
     return a, b, ref_units, hyp_units
-
-
-def _uses_stand_in_planes(text: str) -> bool:
-    return not text.isascii() and max(text) >= "\U000f0000"
 
 
 @lru_cache(maxsize=1)
