@@ -639,3 +639,21 @@ def test_vllm_engine_for_real(tiny):
     ctxs = contexts_of()
     for a, b in zip(judge.judge(ctxs), hf.judge(ctxs)):
         assert a.p == pytest.approx(b.p, abs=2e-2)  # bf16/fp32 kernels differ slightly
+
+
+def test_score_with_the_llm_judge_end_to_end(server, tmp_path, capsys):
+    """`semcer score --judge llm`: semCER from the served distribution, then a free rerun from the store."""
+    refs, hyps = write_corpus(tmp_path, PAIRS)
+    store = tmp_path / "judged.sqlite"
+    args = ["score", str(refs), str(hyps), "--judge", "llm", "--endpoint", server.url, "--model", "tiny",
+            "--store", str(store), "--concurrency", "4", "--json", "-q"]
+    assert cli_main(args) == 0
+    first = json.loads(capsys.readouterr().out)
+    sent = server.stats.requests
+    assert sent == first["judge"]["judged"] > 0 and first["judge"]["failures"] == 0
+    assert first["signature_fields"]["judge"].startswith("llm/") and "tiny" in first["signature_fields"]["judge"]
+    assert first["corpus"]["semcer"] is not None and first["corpus"]["semcer"] <= first["corpus"]["cer"]
+    assert cli_main(args) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert server.stats.requests == sent and second["judge"]["cache_hits"] == second["judge"]["edits"]
+    assert second["corpus"]["semcer"] == first["corpus"]["semcer"]

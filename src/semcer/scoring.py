@@ -49,7 +49,8 @@ def judge_lines(rows: list, judge: Any, *, store: Any = None, progress: bool = F
         store = own_store = JudgedEditStore(store)
     bar = _bar(len(contexts), progress)
     try:
-        judgements, cache = judge_cached(judge, contexts, store, progress=bar)
+        judgements, cache = judge_cached(judge, contexts, store, progress=bar,
+                                         batch_size=getattr(judge, "preferred_batch_size", 256))
     finally:
         if own_store is not None:
             own_store.close()
@@ -65,13 +66,17 @@ def judge_lines(rows: list, judge: Any, *, store: Any = None, progress: bool = F
         out_rows.append(r._replace(stats=r.stats._replace(severity=severity)))
         for e, c, j in zip(r.edits or (), contexts[a:b], line_j):
             judged.append(JudgedEdit(r.id, r.doc, c.lang, e, c, j))
-    summary = {
+    summary: dict[str, Any] = {
         "edits": cache.total,
         "unique_edits": cache.unique,
         "cache_hits": cache.hits,
         "judged": cache.judged,
         "failures": cache.failures,
     }
+    stats = getattr(judge, "stats", None)  # LLM judges count requests and tokens
+    if stats is not None and hasattr(stats, "requests"):
+        summary["requests"] = stats.requests
+        summary["retries"] = getattr(stats, "retries", None)
     return out_rows, judged, summary
 
 

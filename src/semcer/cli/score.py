@@ -25,6 +25,8 @@ examples:
   semcer score examples/references.jsonl examples/tess_noisy.jsonl
   semcer score refs.jsonl hyps.jsonl --store judged.sqlite --edits edits.parquet --top 20
   semcer score refs.jsonl hyps.jsonl --json -o result.json
+  semcer score refs.jsonl hyps.jsonl --judge llm --endpoint http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B \\
+      --store judged.sqlite --concurrency 64
 """
 
 
@@ -41,6 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="write every edit, most severe first, to FILE (.jsonl, .csv or .parquet)")
     p.add_argument("--top", type=int, default=10, metavar="N",
                    help="show the N most severe edits with their marked pair (default: %(default)s; 0 hides them)")
+    from .judge import add_llm_options
+
+    add_llm_options(p)
     p.set_defaults(func=run)
 
 
@@ -71,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def judge_from_args(args: argparse.Namespace):
-    """The judge named by --judge (a name understood by semcer.judges.resolve_judge)."""
-    from ..judges import resolve_judge
+    """The judge named by --judge, configured by the LLM options when it is an LLM judge."""
+    from .judge import judge_from_args as configured
 
-    return resolve_judge(args.judge)
+    return configured(args)
