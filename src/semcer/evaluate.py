@@ -148,7 +148,13 @@ def cer(
     if isinstance(reference, str) != isinstance(hypothesis, str):
         raise InputError("pass two strings or two lists of strings")
     if isinstance(reference, str):
-        reference, hypothesis = [reference], [hypothesis]  # type: ignore[list-item]
+        check_unit(unit)
+        if empty_ref not in EMPTY_REF_POLICIES:
+            raise SemcerError(f"unknown empty-reference policy {empty_ref!r}; choose one of: {', '.join(EMPTY_REF_POLICIES)}")
+        stats = _align_one(reference, hypothesis, unit, get_policy(policy), edits=False, offsets=False).stats  # type: ignore[arg-type]
+        if stats.units:
+            return stats.edits / stats.units
+        reference, hypothesis = [reference], [hypothesis]  # type: ignore[list-item]  # the error path
     result = evaluate(reference, hypothesis, unit=unit, policy=policy, empty_ref=empty_ref)
     if result.corpus.cer is None:
         raise EmptyReferenceError("CER is undefined: every reference is empty after the policy")
