@@ -38,11 +38,13 @@ def add_output_options(p: argparse.ArgumentParser) -> None:
 
 def load_pairs(args: argparse.Namespace):
     """Read both collections and pair them by id, honouring --unmatched."""
+    from ..evaluate import _no_cyclic_gc
     from ..readers import pair_collections, read_collection
 
-    refs = read_collection(args.refs)
-    hyps = read_collection(args.hyps)
-    return pair_collections(refs, hyps, unmatched=args.unmatched)
+    with _no_cyclic_gc():  # a corpus is millions of small acyclic objects
+        refs = read_collection(args.refs)
+        hyps = read_collection(args.hyps)
+        return pair_collections(refs, hyps, unmatched=args.unmatched)
 
 
 def show_progress(args: argparse.Namespace) -> bool:
