@@ -9,8 +9,24 @@ summed with ``math.fsum``, which is exact and independent of order.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Iterable, NamedTuple
+
+
+def _edits(self) -> int:
+    """S + D + I."""
+    return self.substitutions + self.deletions + self.insertions
+
+
+def _cer(self) -> float | None:
+    """Edits per reference unit; None (undefined) when there are no reference units."""
+    return _edits(self) / self.units if self.units else None
+
+
+def _semcer(self) -> float | None:
+    """Severity per reference unit; None when undefined (no units, no judge, or a failed edit)."""
+    if self.severity is None or not self.units:
+        return None
+    return self.severity / self.units
 
 
 class LineStats(NamedTuple):
@@ -22,20 +38,9 @@ class LineStats(NamedTuple):
     units: int
     severity: float | None = None
 
-    @property
-    def edits(self) -> int:
-        return self.substitutions + self.deletions + self.insertions
-
-    @property
-    def cer(self) -> float | None:
-        """Edits per reference unit; None (undefined) for an empty reference."""
-        return self.edits / self.units if self.units else None
-
-    @property
-    def semcer(self) -> float | None:
-        if self.severity is None or not self.units:
-            return None
-        return self.severity / self.units
+    edits = property(_edits)
+    cer = property(_cer)
+    semcer = property(_semcer)
 
 
 class Totals(NamedTuple):
@@ -48,19 +53,9 @@ class Totals(NamedTuple):
     lines: int
     severity: float | None
 
-    @property
-    def edits(self) -> int:
-        return self.substitutions + self.deletions + self.insertions
-
-    @property
-    def cer(self) -> float | None:
-        return self.edits / self.units if self.units else None
-
-    @property
-    def semcer(self) -> float | None:
-        if self.severity is None or not self.units:
-            return None
-        return self.severity / self.units
+    edits = property(_edits)
+    cer = property(_cer)
+    semcer = property(_semcer)
 
 
 def total(rows: Iterable[LineStats]) -> Totals:
