@@ -1,6 +1,6 @@
-"""Agreement of the offline rubric judge with the labelled dev split, as a Markdown table.
+"""Agreement of a built-in judge (rubric or compact) with the labelled dev split, as a Markdown table.
 
-    PYTHONPATH=src python bench/judge_quality.py [--split dev] [--by lang|class] [--n-boot 1000] [--speed]
+    PYTHONPATH=src python bench/judge_quality.py [--judge rubric|compact] [--split dev] [--by lang|class] [--n-boot 1000] [--speed]
 
 Prints per-group Spearman with the labels' expected rating, the share of clear pairs (label
 severities >= 0.5 apart) ordered the same way (ties count as misses), n, and the overall row, each
@@ -15,16 +15,18 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
 from semcer.judge_eval import evaluate_judge, load_labelled  # noqa: E402
-from semcer.judges.rubric import RubricJudge  # noqa: E402
+from semcer.judges import resolve_judge  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--judge", default="rubric", choices=("rubric", "compact"))
     ap.add_argument("--split", default="dev", help="dev or train (data/severity/<split>.jsonl), or a path")
     ap.add_argument("--by", default="lang", choices=("lang", "class"))
     ap.add_argument("--n-boot", type=int, default=1000)
@@ -34,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
 
     path = Path(args.split) if args.split.endswith(".jsonl") else ROOT / "data" / "severity" / f"{args.split}.jsonl"
     contexts, labels = load_labelled(path)
-    judge = RubricJudge()
+    judge = resolve_judge(args.judge)
     speed = _speed(judge, contexts) if args.speed else ""  # before the statistics fill the heap
     judgements = judge.judge(contexts)
     report = evaluate_judge(
@@ -49,17 +51,18 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _speed(judge: RubricJudge, contexts: list) -> str:
+def _speed(judge: Any, contexts: list) -> str:
     """Edits per second of CPU time: warm (repeated edits) and cold (caches cleared each pass)."""
-    from semcer.judges import edit_class, lexicon, rubric
+    from semcer.judges import compact, edit_class, lexicon, rubric
 
     batch = contexts * 20
     warm = max(_rate(judge, batch) for _ in range(5))
     caches = [
         getattr(mod, name)
-        for mod in (edit_class, lexicon, rubric)
+        for mod in (edit_class, lexicon, rubric, compact)
         for name in dir(mod)
-        if hasattr(getattr(mod, name), "cache_clear") and name not in ("_freq_dict", "_available", "table_hash")
+        if hasattr(getattr(mod, name), "cache_clear")
+        and name not in ("_freq_dict", "_available", "table_hash", "load_model")
     ]
     cold_rates = []
     for _ in range(3):
@@ -73,7 +76,7 @@ def _speed(judge: RubricJudge, contexts: list) -> str:
     )
 
 
-def _rate(judge: RubricJudge, contexts: list) -> float:
+def _rate(judge: Any, contexts: list) -> float:
     t = time.process_time()
     judge.judge(contexts)
     return len(contexts) / max(time.process_time() - t, 1e-9)

@@ -1,7 +1,7 @@
 """Judges charge each grapheme edit a five-level severity distribution.
 
 ``resolve_judge`` turns a name from the command line into a judge; a judge object passes through.
-Built-in names: ``rubric`` (offline rules and lexicons).
+Built-in names: ``rubric`` (offline rules and lexicons), ``compact`` (a small forest over the rubric's features).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ DEFAULT_JUDGE = "rubric"
 #: name -> one-line description (shown by `semcer score --help`).
 JUDGE_NAMES: dict[str, str] = {
     "rubric": "offline rubric judge: edit classes and wordfreq lexicons mapped to the five levels",
+    "compact": "compact built-in scorer: a small forest over the rubric's features, trained on the labelled edits",
     "llm": "the paper's LLM judge on an OpenAI-compatible server (--endpoint URL --model NAME)",
     "hf:PATH": "the LLM judge on a local Hugging Face causal LM (a model directory)",
     "vllm:MODEL": "the LLM judge on vLLM's offline engine (GPU)",
@@ -49,4 +50,8 @@ def resolve_judge(spec: Any, **options: Any) -> Judge:
         from .rubric import RubricJudge
 
         return RubricJudge()
+    if name == "compact":
+        from .compact import CompactJudge
+
+        return CompactJudge()
     raise JudgeError(f"unknown judge {spec!r}; choose one of: {', '.join(JUDGE_NAMES)}")
