@@ -14,7 +14,7 @@ from .base import EditContext, FixedJudge, Judge, Judgement
 __all__ = ["DEFAULT_JUDGE", "EditContext", "FixedJudge", "Judge", "Judgement", "resolve_judge", "JUDGE_NAMES"]
 
 #: The judge `semcer score` uses when none is named: the best of the built-in judges on the dev split.
-DEFAULT_JUDGE = "rubric"
+DEFAULT_JUDGE = "compact"  # dev Spearman 0.874 vs the rubric's 0.782; clear pairs 99.0% vs 98.1%
 
 #: name -> one-line description (shown by `semcer score --help`).
 JUDGE_NAMES: dict[str, str] = {
