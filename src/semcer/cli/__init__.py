@@ -27,12 +27,22 @@ _COMMAND_MODULES: tuple[str, ...] = (
 _DESCRIPTION = """\
 semcer measures OCR and VLM transcriptions against references.
 
-  semcer cer REFS HYPS      character error rate, every convention declared
-  semcer score REFS HYPS    CER and semCER: each grapheme edit charged a severity by a judge
+  semcer cer REFS HYPS        character error rate, every convention declared
+  semcer score REFS HYPS      CER and semCER: each grapheme edit charged a severity by a judge
+  semcer judge REFS HYPS      judge a corpus's edits into a store (e.g. with an LLM server)
+  semcer judge-eval LABELS    how well a judge agrees with labelled edits
+  semcer distill ...          train the paper's transformer student on judged edits
+  semcer store ...            inspect, export and import the judged-edit store (Parquet)
+  semcer policies             the text policies, exactly
 
-Every number is printed with its signature: the unit, the text policy (name and hash), the
-empty-reference policy, the aggregation, the Unicode versions and the semcer version. Two numbers
-are comparable only when their signatures match.
+REFS and HYPS are JSONL or TSV/CSV files (columns id, text, optional doc, lang), two line-aligned
+text files, or two directories of .txt pages. Every number is printed with its signature: the
+unit, the text policy (name and hash), the empty-reference policy, the aggregation, the judge, the
+Unicode versions and the semcer version. Two numbers are comparable only when their signatures
+match. `semcer COMMAND --help` is the manual of each command.
+
+quick start:
+  semcer score examples/references.jsonl examples/tess_noisy.jsonl
 """
 
 
