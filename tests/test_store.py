@@ -571,3 +571,15 @@ def test_cli_errors_are_one_line(tmp_path, filled_store, capsys):
     err = capsys.readouterr().err
     assert "no edits of judge 'nobody'" in err and "counting:v1" in err
     assert not (tmp_path / "x.parquet").exists()
+
+
+def test_rows_lists_every_edit_with_its_distribution(tmp_path):
+    from semcer.judges.base import EditContext, Judgement
+    from semcer.store import JudgedEditStore
+
+    ctx = EditContext("vi", "S", "ấ", "á", 1, 1, "Tấm", "Tám", "T⟦ấ⟧m", "T⟦á⟧m")
+    with JudgedEditStore(tmp_path / "s.sqlite") as store:
+        store.put_many([(JudgedEditStore.key("j1", ctx), "j1", ctx, Judgement((0.0, 0.1, 0.2, 0.3, 0.4), "mark"))])
+        (row,) = store.rows()
+        assert row["p"] == (0.0, 0.1, 0.2, 0.3, 0.4) and row["marked_hyp"] == "T⟦á⟧m" and row["judge"] == "j1"
+        assert store.rows("other") == []

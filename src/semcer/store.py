@@ -331,6 +331,22 @@ class JudgedEditStore:
         with self._db() as conn:
             return list(conn.execute("SELECT judge, count(*) FROM judged_edits GROUP BY judge ORDER BY judge"))
 
+    def rows(self, judge_identity: str | None = None) -> list[dict[str, Any]]:
+        """Every stored edit (of one judge or all) as a dict, ordered by key: for training on a store."""
+        sql = ("SELECT key, judge, lang, op, ref_unit, hyp_unit, ref_pos, hyp_pos, marked_ref, marked_hyp, "
+               "p0, p1, p2, p3, p4, edit_class FROM judged_edits")
+        args: tuple = ()
+        if judge_identity is not None:
+            sql += " WHERE judge = ?"
+            args = (judge_identity,)
+        with self._db() as conn:
+            return [
+                {"key": r[0], "judge": r[1], "lang": r[2], "op": r[3], "ref_unit": r[4], "hyp_unit": r[5],
+                 "ref_pos": r[6], "hyp_pos": r[7], "marked_ref": r[8], "marked_hyp": r[9],
+                 "p": tuple(r[10:15]), "edit_class": r[15]}
+                for r in conn.execute(sql + " ORDER BY key", args)
+            ]
+
     # -- Parquet -------------------------------------------------------------------------------
 
     def export_parquet(self, path: str | os.PathLike, *, judge_identity: str | None = None) -> int:

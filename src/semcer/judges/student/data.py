@@ -169,16 +169,10 @@ def _read_store(path: Path) -> list[StudentRow]:
     from ...store import JudgedEditStore
 
     with JudgedEditStore(path, readonly=True) as store:
-        # The store has no public row iterator; its connection helper keeps errors StoreErrors.
-        with store._db() as conn:
-            cursor = conn.execute(
-                "SELECT judge, lang, op, marked_ref, marked_hyp, p0, p1, p2, p3, p4 FROM judged_edits ORDER BY key"
-            )
-            return [
-                _checked_row({"judge": r[0], "lang": r[1], "op": r[2], "marked_ref": r[3], "marked_hyp": r[4],
-                              "p": r[5:10]}, f"{path}: edit {n}")
-                for n, r in enumerate(cursor)
-            ]
+        return [
+            _checked_row({k: r[k] for k in ("judge", "lang", "op", "marked_ref", "marked_hyp", "p")}, f"{path}: edit {n}")
+            for n, r in enumerate(store.rows())
+        ]
 
 
 def load_judged_edits(path: str | Path, *, judge: str | None = None) -> list[StudentRow]:
