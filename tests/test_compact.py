@@ -15,7 +15,8 @@ import pytest
 from semcer.errors import JudgeError
 from semcer.judge_eval import clear_pair_share, load_labelled, spearman
 from semcer.judges import JUDGE_NAMES, Judge, resolve_judge
-from semcer.judges.base import MARK_CLOSE, MARK_OPEN, EditContext
+from conftest import one_edit_context
+
 from semcer.judges.compact import (
     FEATURE_NAMES,
     FOREST_FILE,
@@ -26,7 +27,6 @@ from semcer.judges.compact import (
     featurize,
     load_model,
 )
-from semcer.judges.edit_class import graphemes
 from semcer.judges.forest import Forest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,22 +39,7 @@ DEV_SPEARMAN = 0.85
 DEV_CLEAR_PAIRS = 0.95
 
 
-def ctx(lang: str, ref: str, hyp: str) -> EditContext:
-    """The one grapheme edit between ``ref`` and ``hyp`` (as in test_rubric)."""
-    r, h = graphemes(ref), graphemes(hyp)
-    i = 0
-    while i < min(len(r), len(h)) and r[i] == h[i]:
-        i += 1
-    if len(r) == len(h):
-        op, ru, hu = "S", r[i], h[i]
-    elif len(r) == len(h) + 1:
-        op, ru, hu = "D", r[i], ""
-    else:
-        op, ru, hu = "I", "", h[i]
-    assert r[i + (op != "I") :] == h[i + (op != "D") :], "lines differ in more than one place"
-    mr = "".join(r[:i]) + MARK_OPEN + ru + MARK_CLOSE + "".join(r[i + (op != "I") :])
-    mh = "".join(h[:i]) + MARK_OPEN + hu + MARK_CLOSE + "".join(h[i + (op != "D") :])
-    return EditContext(lang, op, ru, hu, i, i, ref, hyp, mr, mh)
+ctx = one_edit_context
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semcer.judges import Judge, resolve_judge
-from semcer.judges.base import MARK_CLOSE, MARK_OPEN, EditContext
+from conftest import one_edit_context
+
+from semcer.judges.base import EditContext
 from semcer.judges.edit_class import edit_class, graphemes, strip_marks, unit_kind
 from semcer.judges.lexicon import (
     base_lang,
@@ -29,24 +31,7 @@ from semcer.judges.rubric import RULES, RULES_BY_ID, RubricJudge, edit_features,
 DATA = Path(__file__).resolve().parent.parent / "data" / "severity"
 
 
-def ctx(lang: str, ref: str, hyp: str) -> EditContext:
-    """The one grapheme edit between ``ref`` and ``hyp`` (they differ in one place only)."""
-    r, h = graphemes(ref), graphemes(hyp)
-    i = 0
-    while i < min(len(r), len(h)) and r[i] == h[i]:
-        i += 1
-    if len(r) == len(h):
-        op, ru, hu = "S", r[i], h[i]
-    elif len(r) == len(h) + 1:
-        op, ru, hu = "D", r[i], ""
-    elif len(h) == len(r) + 1:
-        op, ru, hu = "I", "", h[i]
-    else:  # pragma: no cover - a test-writing mistake
-        raise AssertionError("lines differ by more than one unit")
-    assert r[i + (op != "I") :] == h[i + (op != "D") :], "lines differ in more than one place"
-    mr = "".join(r[:i]) + MARK_OPEN + ru + MARK_CLOSE + "".join(r[i + (op != "I") :])
-    mh = "".join(h[:i]) + MARK_OPEN + hu + MARK_CLOSE + "".join(h[i + (op != "D") :])
-    return EditContext(lang, op, ru, hu, i, i, ref, hyp, mr, mh)
+ctx = one_edit_context
 
 
 JUDGE = RubricJudge()

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 import semcer
-from semcer.judges.base import EditContext, FixedJudge, Judgement
+from semcer.judges.base import FixedJudge, Judgement
 
 from conftest import EXAMPLES
 

@@ -15,7 +15,7 @@ from .errors import EmptyReferenceError, InputError, SemcerError
 from .policy import TextPolicy, get_policy
 from .signature import Signature
 from .stats import LineStats, Totals, mean_defined, total
-from .units import Unit, alignable_pair, check_unit, segment
+from .units import Unit, alignable_pair, check_unit
 
 EMPTY_REF_POLICIES: dict[str, str] = {
     "error": "default: stop with an error naming the first line whose reference is empty after the policy",
