@@ -98,6 +98,8 @@ def alignable_pair(ref: str, hyp: str, unit: Unit) -> tuple[Sequence[str], Seque
     equality matters).
     """
     ref_units = segment(ref, unit)
+    if hyp == ref:  # an exact line (common in OCR output): segment once
+        return ref_units, ref_units, ref_units, ref_units
     hyp_units = segment(hyp, unit)
     if type(ref_units) is str and type(hyp_units) is str:
         return ref_units, hyp_units, ref_units, hyp_units
