@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import unicodedata
 from collections.abc import Mapping
+from itertools import repeat
+from operator import itemgetter
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Sequence
 
+import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from .align import Edit, count_ops, editops, to_edits, unit_spans, with_spans
@@ -15,7 +19,11 @@ from .errors import EmptyReferenceError, InputError, SemcerError
 from .policy import TextPolicy, get_policy
 from .signature import Signature
 from .stats import LineStats, Totals, mean_defined, total
-from .units import Unit, alignable_pair, check_unit
+from .scan import JOINS, NFC, SLOW_SEGMENT, scan
+from .units import _CLUSTER, Unit, alignable_pair, check_unit, fast_splitter
+
+#: Lines prepared at once (policy and flags for the whole chunk, then line by line).
+_CHUNK = 20000
 
 EMPTY_REF_POLICIES: dict[str, str] = {
     "error": "default: stop with an error naming the first line whose reference is empty after the policy",
@@ -209,10 +217,11 @@ def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[st
         refs, hyps = list(references), list(hypotheses)
         if len(refs) != len(hyps):
             raise InputError(f"{len(refs)} references but {len(hyps)} outputs")
-        ids = [str(k + 1) for k in range(len(refs))]
-    for k, (r, h) in enumerate(zip(refs, hyps)):
-        if not isinstance(r, str) or not isinstance(h, str):
-            raise InputError(f"item {ids[k]}: texts must be str, got {type(r).__name__} and {type(h).__name__}")
+        ids = list(map(str, range(1, len(refs) + 1)))
+    if not set(map(type, refs)) <= {str} or not set(map(type, hyps)) <= {str}:
+        for k, (r, h) in enumerate(zip(refs, hyps)):
+            if not isinstance(r, str) or not isinstance(h, str):
+                raise InputError(f"item {ids[k]}: texts must be str, got {type(r).__name__} and {type(h).__name__}")
     if docs is None:
         doc_of = ids
     elif isinstance(docs, Mapping):
@@ -221,7 +230,7 @@ def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[st
         doc_of = [str(d) for d in docs]
         if len(doc_of) != len(ids):
             raise InputError(f"{len(doc_of)} document ids for {len(ids)} lines")
-    return [_Pair(i, r, h, d, None) for i, r, h, d in zip(ids, refs, hyps, doc_of)]
+    return list(map(tuple.__new__, repeat(_Pair), zip(ids, refs, hyps, doc_of, repeat(None))))
 
 
 def evaluate(
@@ -250,31 +259,28 @@ def evaluate(
     if empty_ref not in EMPTY_REF_POLICIES:
         raise SemcerError(f"unknown empty-reference policy {empty_ref!r}; choose one of: {', '.join(EMPTY_REF_POLICIES)}")
     pol = get_policy(policy)
+    if judge is None:  # nothing but semcer's own acyclic objects: the collector stays paused throughout
+        with _no_cyclic_gc():
+            pairs = _as_pairs(references, hypotheses, docs)
+            if not pairs:
+                raise InputError("nothing to score: no lines")
+            rows, skipped = _score_lines(pairs, unit, pol, empty_ref, edits, offsets, progress)
+            return _aggregate(rows, Signature.build(unit, pol, empty_ref, None), tuple(skipped), None, {})
+
+    from .judges import resolve_judge
+    from .scoring import judge_lines
+
+    judge = resolve_judge(judge)
     with _no_cyclic_gc():
         pairs = _as_pairs(references, hypotheses, docs)
     if not pairs:
         raise InputError("nothing to score: no lines")
-    if judge is not None:
-        from .judges import resolve_judge
-
-        judge = resolve_judge(judge)
-        need_edits = True
-    else:
-        need_edits = edits
-
-    rows, skipped = _score_lines(pairs, unit, pol, empty_ref, need_edits, offsets, progress)
-    judged = None
-    summary: dict[str, Any] = {}
-    if judge is not None:
-        from .scoring import judge_lines
-
-        rows, judged, summary = judge_lines(rows, judge, store=store, progress=progress)
-        if not edits:
-            rows = [r._replace(edits=None, alignment=None) for r in rows]
-
+    rows, skipped = _score_lines(pairs, unit, pol, empty_ref, True, offsets, progress)
+    rows, judged, summary = judge_lines(rows, judge, store=store, progress=progress)
+    if not edits:
+        rows = [r._replace(edits=None, alignment=None) for r in rows]
     with _no_cyclic_gc():
-        return _aggregate(rows, Signature.build(unit, pol, empty_ref, judge.identity if judge else None),
-                          tuple(skipped), judged, summary)
+        return _aggregate(rows, Signature.build(unit, pol, empty_ref, judge.identity), tuple(skipped), judged, summary)
 
 
 def _score_lines(pairs, unit, pol, empty_ref, need_edits, offsets, progress):
@@ -304,71 +310,136 @@ def _no_cyclic_gc():
             gc.enable()
 
 
-def _loop(pairs, unit, pol, empty_ref, need_edits, offsets, progress, rows, skipped) -> None:
-    bar = _progress(len(pairs), progress, "aligning")
-    fast = not need_edits and not offsets
-    identity = pol.is_identity
+def _prepared(texts: list[str], unit: Unit, pol: TextPolicy) -> tuple[list[str], list[int] | None]:
+    """Policy-applied ``texts`` and, for graphemes, each one's :mod:`semcer.scan` flags.
+
+    With the default ``nfc`` policy only strings flagged as possibly non-NFC are looked at again;
+    the others are already NFC and stay the same objects.
+    """
     cp = unit == "codepoint"
+    if pol.is_identity and cp:
+        return texts, None
+    if pol.steps == ("nfc",) or pol.is_identity:
+        flags = scan(texts)
+        if not pol.is_identity:
+            changed = []
+            for k in np.flatnonzero(flags & NFC).tolist():
+                t = texts[k]
+                if not unicodedata.is_normalized("NFC", t):
+                    texts[k] = unicodedata.normalize("NFC", t)
+                    changed.append(k)
+            if changed and not cp:
+                flags[changed] = scan([texts[k] for k in changed])
+    else:
+        texts = list(map(pol, texts))
+        if cp:
+            return texts, None
+        flags = scan(texts)
+    return texts, None if cp else flags.tolist()
+
+
+def _loop(pairs, unit, pol, empty_ref, need_edits, offsets, progress, rows, skipped) -> None:
+    """Chunk by chunk: policy and flags for all texts at once (:func:`_prepared`), then per line
+    the units, the alignment and the counts, with no helper calls on the common path."""
+    bar = _progress(len(pairs), progress, "aligning")
     raw_editops = Levenshtein.editops
     new = tuple.__new__
-    for p in pairs:
-        if fast:
-            r = p.ref if identity else pol(p.ref)
-            h = p.hyp if identity else pol(p.hyp)
-            if cp:
-                a, b, n = r, h, len(r)
-            else:
-                a, b, ru, _ = alignable_pair(r, h, unit)
-                n = len(ru)
-            s = d = 0
-            ops = raw_editops(a, b).as_list()
-            for tag, _, _ in ops:
-                if tag == "replace":
-                    s += 1
-                elif tag == "delete":
-                    d += 1
-            stats = new(LineStats, (s, d, len(ops) - s - d, n, None))
-            al = None
+    first = itemgetter(0)
+    xsplit = _CLUSTER.findall
+    fsplit = fast_splitter() or xsplit
+    for lo in range(0, len(pairs), _CHUNK):
+        chunk = pairs[lo : lo + _CHUNK]
+        n = len(chunk)
+        if offsets:
+            texts, flags = [], None
         else:
-            al = _align_one(p.ref, p.hyp, unit, pol, edits=True, offsets=offsets)
-            stats = al.stats
-        if stats.units == 0:
-            if empty_ref == "error":
-                bar.close()
-                detail = "" if not p.ref else f" after policy {pol.name!r} (raw reference {p.ref!r})"
-                raise EmptyReferenceError(
-                    f"line {p.id!r}: the reference is empty{detail}, so its CER is undefined; "
-                    "use --empty-ref skip or --empty-ref insertions to choose how such lines count"
-                )
-            if empty_ref == "skip":
-                skipped.append(p.id)
-                bar.update(1)
-                continue
-        rows.append(new(LineResult, (p.id, p.doc, p.lang, stats, al.edits if al else None, al)))
-        bar.update(1)
+            texts, flags = _prepared([p.ref for p in chunk] + [p.hyp for p in chunk], unit, pol)
+        for k, p in enumerate(chunk):
+            if offsets:
+                al = _align_one(p.ref, p.hyp, unit, pol, edits=True, offsets=True)
+                stats = al.stats
+            else:
+                r = texts[k]
+                h = texts[n + k]
+                if flags is None:
+                    ru = r
+                    hu = r if h == r else h
+                else:
+                    f = flags[k]
+                    ru = r if not f & JOINS else tuple(xsplit(r) if f & SLOW_SEGMENT else fsplit(r))
+                    if h == r:
+                        hu = ru
+                    else:
+                        f = flags[n + k]
+                        hu = h if not f & JOINS else tuple(xsplit(h) if f & SLOW_SEGMENT else fsplit(h))
+                if hu is ru:
+                    ops = []
+                elif type(ru) is type(hu):
+                    ops = raw_editops(ru, hu).as_list()
+                else:
+                    ops = raw_editops(tuple(ru), tuple(hu)).as_list()
+                if ops:
+                    tags = list(map(first, ops))
+                    d = tags.count("delete")
+                    i = tags.count("insert")
+                    stats = new(LineStats, (len(ops) - d - i, d, i, len(ru), None))
+                else:
+                    stats = new(LineStats, (0, 0, 0, len(ru), None))
+                if need_edits:
+                    ed = tuple([
+                        new(Edit, ("S", i, j, ru[i], hu[j], None, None)) if tag == "replace"
+                        else new(Edit, ("D", i, j, ru[i], "", None, None)) if tag == "delete"
+                        else new(Edit, ("I", i, j, "", hu[j], None, None))
+                        for tag, i, j in ops
+                    ])
+                    al = new(Alignment, (r, h, ru, hu, ed, stats, False))
+                else:
+                    al = None
+            if stats[3] == 0:
+                if empty_ref == "error":
+                    bar.close()
+                    detail = "" if not p.ref else f" after policy {pol.name!r} (raw reference {p.ref!r})"
+                    raise EmptyReferenceError(
+                        f"line {p.id!r}: the reference is empty{detail}, so its CER is undefined; "
+                        "use --empty-ref skip or --empty-ref insertions to choose how such lines count"
+                    )
+                if empty_ref == "skip":
+                    skipped.append(p.id)
+                    continue
+            rows.append(new(LineResult, (p.id, p.doc, p.lang, stats, al.edits if al else None, al)))
+        bar.update(n)
     bar.close()
 
 
 def _aggregate(rows: list[LineResult], sig: Signature, skipped: tuple[str, ...], judged, summary) -> Evaluation:
-    by_doc: dict[str, list] = {}
-    for r in rows:
-        acc = by_doc.get(r.doc)
-        if acc is None:
-            by_doc[r.doc] = [r.stats]
-        else:
-            acc.append(r.stats)
     new = tuple.__new__
-    documents = tuple(
-        new(DocumentResult, (d, _single(st[0]) if len(st) == 1 else total(st))) for d, st in by_doc.items()
-    )
-    corpus = total([r.stats for r in rows])
-    dm_cer, n_def = mean_defined([d.totals.cer for d in documents])
-    dm_sem, _ = mean_defined([d.totals.semcer for d in documents]) if sig.judge else (None, 0)
+    stats = [r[3] for r in rows]
+    docs = [r[1] for r in rows]
+    if len(set(docs)) == len(docs):  # every line its own document: no grouping, no summing
+        totals = [new(Totals, (st[0], st[1], st[2], st[3], 1, st[4])) for st in stats]
+    else:
+        groups: dict[str, list[LineStats]] = {}
+        for d, st in zip(docs, stats):
+            acc = groups.get(d)
+            if acc is None:
+                groups[d] = [st]
+            else:
+                acc.append(st)
+        docs = list(groups)
+        totals = [new(Totals, (st[0][0], st[0][1], st[0][2], st[0][3], 1, st[0][4])) if len(st) == 1 else total(st)
+                  for st in groups.values()]
+    documents = tuple(map(new, repeat(DocumentResult), zip(docs, totals)))
+    corpus = total(stats)
+    dm_cer, n_def, dm_sem = None, 0, None
+    if totals:
+        s, d, i, u, _, sev = zip(*totals)
+        units = np.asarray(u, dtype=np.int64)
+        defined = units > 0
+        edits = np.asarray(s, dtype=np.int64) + np.asarray(d, dtype=np.int64) + np.asarray(i, dtype=np.int64)
+        dm_cer, n_def = mean_defined((edits[defined] / units[defined]).tolist())
+        if sig.judge:
+            dm_sem, _ = mean_defined([t.semcer for t in totals])
     return Evaluation(sig, tuple(rows), documents, corpus, dm_cer, dm_sem, n_def, skipped, judged, summary)
-
-
-def _single(st: LineStats) -> Totals:
-    return tuple.__new__(Totals, (st[0], st[1], st[2], st[3], 1, st[4]))
 
 
 class _NoBar:

@@ -64,12 +64,10 @@ def total(rows: Iterable[LineStats]) -> Totals:
     if len(rows) == 1:
         r = rows[0]
         return Totals(r[0], r[1], r[2], r[3], 1, None if r[4] is None else math.fsum((r[4],)))
-    sev = [r[4] for r in rows]
-    judged = bool(rows) and None not in sev
-    return Totals(
-        sum(r[0] for r in rows), sum(r[1] for r in rows), sum(r[2] for r in rows), sum(r[3] for r in rows),
-        len(rows), math.fsum(sev) if judged else None,
-    )
+    if not rows:
+        return Totals(0, 0, 0, 0, 0, None)
+    s, d, i, u, sev = zip(*rows)
+    return Totals(sum(s), sum(d), sum(i), sum(u), len(rows), None if None in sev else math.fsum(sev))
 
 
 def mean_defined(values: Iterable[float | None]) -> tuple[float | None, int]:

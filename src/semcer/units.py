@@ -8,6 +8,7 @@ is the unit sequence. Only the other lines are segmented with ``regex``'s ``\\X`
 
 from __future__ import annotations
 
+import sys
 import unicodedata
 from functools import lru_cache
 from typing import Literal, Sequence
@@ -45,32 +46,75 @@ def check_unit(unit: str) -> Unit:
     return unit  # type: ignore[return-value]
 
 
-def _joiner_check():
-    """Fastest exact test for "contains no joiner": a set membership test.
+@lru_cache(maxsize=1)
+def joiner_ranges() -> tuple[tuple[int, int], ...]:
+    """Inclusive code-point ranges of the joiners, as the installed ``regex`` knows them.
 
-    The set ships with semcer (``_joiners.py``) for the ``regex`` release it was generated from;
+    The table ships with semcer (``_joiners.py``) for the ``regex`` release it was generated from;
     with another release it is computed once from that release's own data (about 0.1 s).
     """
     from . import _joiners
 
     if _joiners.REGEX_VERSION == regex.__version__:
-        table = frozenset(chr(c) for a, b in _joiners.RANGES for c in range(a, b + 1))
-    else:
-        import array
+        return _joiners.RANGES
+    import array
 
-        every = array.array("I", range(0xD800))
-        every.extend(range(0xE000, 0x110000))
-        table = frozenset(_JOINER.findall(every.tobytes().decode("utf-32-le" if _little() else "utf-32-be")))
-    return table.isdisjoint
+    every = array.array("I", range(0xD800))
+    every.extend(range(0xE000, 0x110000))
+    text = every.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+    return tuple((ord(m.group()[0]), ord(m.group()[-1])) for m in regex.finditer(f"(?:{_JOINER.pattern})+", text))
 
 
-def _little() -> bool:
-    import sys
+@lru_cache(maxsize=1)
+def ugrapheme_gaps() -> tuple[tuple[int, int], ...] | None:
+    """Code points where ``ugrapheme`` may segment differently from ``regex``'s ``\\X``.
 
-    return sys.byteorder == "little"
+    ``None`` when ugrapheme is not installed or the shipped table (``_ugrapheme_gaps.py``, made by
+    ``tools/gen_ugrapheme_gaps.py``) was not generated for the installed ``regex`` and ugrapheme:
+    then every line that needs segmentation goes to ``\\X``, with the same result, more slowly.
+    """
+    try:
+        import ugrapheme  # noqa: F401
+
+        from . import _ugrapheme_gaps as gaps
+    except ImportError:
+        return None
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ug_version = version("ugrapheme")
+    except PackageNotFoundError:
+        return None
+    if gaps.REGEX_VERSION != regex.__version__ or gaps.UGRAPHEME_VERSION != ug_version:
+        return None
+    return gaps.RANGES
+
+
+def _chars(ranges) -> frozenset[str]:
+    return frozenset(chr(c) for a, b in ranges for c in range(a, b + 1))
 
 
 _no_joiner = None
+_fast_safe = None
+
+
+def _fast_split():
+    """``(split, is_safe)``: ugrapheme's splitter and a test that it agrees with ``\\X`` on a string."""
+    global _fast_safe
+    if _fast_safe is None:
+        gaps = ugrapheme_gaps()
+        if gaps is None:
+            _fast_safe = (None, None)
+        else:
+            from ugrapheme import grapheme_split
+
+            _fast_safe = (grapheme_split, _chars(gaps).isdisjoint)
+    return _fast_safe
+
+
+def fast_splitter():
+    """ugrapheme's splitter when it can stand in for ``\\X`` (on strings free of the gap code points)."""
+    return _fast_split()[0]
 
 
 def clusters_are_codepoints(text: str) -> bool:
@@ -79,15 +123,24 @@ def clusters_are_codepoints(text: str) -> bool:
     if text.isascii():
         return "\r" not in text
     if _no_joiner is None:
-        _no_joiner = _joiner_check()
+        _no_joiner = _chars(joiner_ranges()).isdisjoint
     return _no_joiner(text)
+
+
+def clusters(text: str) -> list[str]:
+    """The extended grapheme clusters of ``text`` (``regex``'s ``\\X``, computed by ugrapheme where
+    the two provably agree)."""
+    split, safe = _fast_split()
+    if split is not None and safe(text):
+        return split(text)
+    return _CLUSTER.findall(text)
 
 
 def segment(text: str, unit: Unit = "grapheme") -> Sequence[str]:
     """The unit sequence of ``text``: the string itself when units are code points, else a list."""
     if unit == "codepoint" or clusters_are_codepoints(text):
         return text
-    return _CLUSTER.findall(text)
+    return clusters(text)
 
 
 def alignable_pair(ref: str, hyp: str, unit: Unit) -> tuple[Sequence[str], Sequence[str], Sequence[str], Sequence[str]]:

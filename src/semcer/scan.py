@@ -1,0 +1,181 @@
+"""What each string of a corpus needs, found for all of them in one vectorised pass.
+
+Most lines need neither normalization nor cluster segmentation: they contain no code point that
+NFC could change and none that can join a grapheme cluster. Asking Python that question line by
+line costs more than aligning the line. Here every string is encoded once (UTF-32) and each code
+point looked up in a table of flags; a line's flags are the bitwise OR over its code points:
+
+- ``JOINS``: a code point that can join a cluster (from ``regex``'s data, ``_joiners.py``);
+- ``NFC``: a code point that NFC could change or compose with its neighbour (from the running
+  Python's ``unicodedata``: canonical combining class ≠ 0, not NFC on its own, the second part of
+  a canonical decomposition, or a character whose decomposition starts with such a part);
+- ``SLOW_SEGMENT``: a code point where the fast segmenter (``ugrapheme``) may disagree with
+  ``regex``'s ``\\X`` (``_ugrapheme_gaps.py``); lines with one are segmented by ``\\X``.
+
+A line without ``NFC`` is already NFC (UAX #15 quick check: every code point NFC_Quick_Check=Yes
+and no reordering); a line without ``JOINS`` is its own cluster sequence. Lines with a flag go on
+to the exact, slower check.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+
+JOINS = 1
+NFC = 2
+SLOW_SEGMENT = 4
+
+#: Strings scanned per chunk (bounds the temporary UTF-32 buffer).
+CHUNK = 65536
+
+
+def nfc_tables() -> tuple[list[int], list[int], list[int], list[tuple[int, int]]]:
+    """``(hard, order, pair, composable)`` for the running Python's ``unicodedata``.
+
+    ``hard``: code points after which only the exact check can tell whether a string is NFC (not
+    NFC on their own; marks that can compose with a preceding character; characters decomposing
+    into a first part that can compose with what precedes them). ``order``: the other marks
+    (canonical combining class ≠ 0, NFC_Quick_Check=Yes): a string of them changes under NFC only
+    when two adjacent marks are out of canonical order. ``pair``: starters that are the second
+    part of a canonical composition (Bengali া, Tamil ா, Hangul medial and final jamo...): such a
+    code point changes under NFC only when the code point right before it composes with it, one of
+    the ``composable`` pairs (Hangul L+V and LV+T are added algorithmically). This is UAX #15's
+    quick check with its "maybe" answers resolved for the common cases.
+    Only planes 0-3 and 14 hold code points with a decomposition or a non-zero combining class
+    (planes 4-13 are unassigned, 15-16 are private use); ``tests/test_scan.py`` checks that.
+    """
+    combining, is_nfc, decomposition, normalize = (
+        unicodedata.combining, unicodedata.is_normalized, unicodedata.decomposition, unicodedata.normalize)
+    hard: set[int] = set()
+    marks: set[int] = set()
+    seconds: set[str] = set()
+    firsts: list[tuple[int, str]] = []
+    composable: list[tuple[int, int]] = []
+    for c in (*range(0xD800), *range(0xE000, 0x40000), *range(0xE0000, 0xF0000)):
+        ch = chr(c)
+        if not is_nfc("NFC", ch):
+            hard.add(c)
+            continue
+        if combining(ch):
+            marks.add(c)
+        mapping = decomposition(ch)
+        if mapping or 0xAC00 <= c <= 0xD7A3:  # Hangul syllables decompose algorithmically
+            d = normalize("NFD", ch)
+            if len(d) > 1:
+                seconds.update(d[1:])
+                firsts.append((c, d[0]))
+            parts = mapping.split()
+            if len(parts) == 2 and not parts[0].startswith("<"):
+                composable.append((int(parts[0], 16), int(parts[1], 16)))
+    second_codes = {ord(s) for s in seconds}
+    hard.update(c for c, first in firsts if first in seconds)
+    hard.update(second_codes & marks)
+    order = marks - hard
+    pair = second_codes - hard - marks
+    return sorted(hard), sorted(order), sorted(pair), sorted(composable)
+
+
+def _ranges_to(table: np.ndarray, ranges, bit: int) -> None:
+    for a, b in ranges:
+        table[a : b + 1] |= bit
+
+
+def ranges(codes: Sequence[int]) -> list[tuple[int, int]]:
+    """Sorted code points as merged inclusive ranges."""
+    out: list[list[int]] = []
+    for c in codes:
+        if out and out[-1][1] == c - 1:
+            out[-1][1] = c
+        else:
+            out.append([c, c])
+    return [(a, b) for a, b in out]
+
+
+_PAIR = 8  # internal: a starter that composes with some predecessors (resolved by scan)
+_ORDER = 16  # internal: a mark whose order against the previous one matters (resolved by scan)
+
+
+@lru_cache(maxsize=1)
+def _nfc_data() -> tuple[tuple, tuple, tuple, np.ndarray]:
+    """Hard, order and pair ranges and the sorted composable pairs (``a << 21 | b``), Hangul included."""
+    from . import _nfc_suspects as shipped
+
+    if shipped.UNIDATA_VERSION == unicodedata.unidata_version:
+        hard, order, pair, comp = shipped.HARD, shipped.ORDER, shipped.PAIR, shipped.COMPOSABLE
+    else:
+        h, o, p, comp = nfc_tables()
+        hard, order, pair = ranges(h), ranges(o), ranges(p)
+    lv = [0xAC00 + 28 * k for k in range(19 * 21)]
+    hangul = [(l, v) for l in range(0x1100, 0x1113) for v in range(0x1161, 0x1176)]
+    hangul += [(s, t) for s in lv for t in range(0x11A8, 0x11C3)]
+    codes = np.array(sorted((a << 21) | b for a, b in (*comp, *hangul)), dtype=np.uint64)
+    return tuple(hard), tuple(order), tuple(pair), codes
+
+
+@lru_cache(maxsize=1)
+def _ccc_table() -> np.ndarray:
+    """Canonical combining class of the ``order`` marks (0 elsewhere)."""
+    table = np.zeros(0x110000, dtype=np.uint8)
+    for a, b in _nfc_data()[1]:
+        table[a : b + 1] = [unicodedata.combining(chr(c)) for c in range(a, b + 1)]
+    return table
+
+
+@lru_cache(maxsize=1)
+def flag_table() -> np.ndarray:
+    """One byte of flags per code point (1.1 MB), built once per process."""
+    from .units import joiner_ranges, ugrapheme_gaps
+
+    table = np.zeros(0x110000, dtype=np.uint8)
+    _ranges_to(table, joiner_ranges(), JOINS)
+    hard, order, pair, _ = _nfc_data()
+    _ranges_to(table, hard, NFC)
+    _ranges_to(table, order, _ORDER)
+    _ranges_to(table, pair, _PAIR)
+    gaps = ugrapheme_gaps()
+    if gaps is None:  # no usable fast segmenter: every joining line goes to \X
+        table[table & JOINS != 0] |= SLOW_SEGMENT
+    else:
+        _ranges_to(table, gaps, SLOW_SEGMENT)
+    table.setflags(write=False)
+    return table
+
+
+def scan(texts: Sequence[str]) -> np.ndarray:
+    """The flags of each string (``uint8``, bitwise OR over its code points)."""
+    table = flag_table()
+    composable = _nfc_data()[3]
+    out = np.zeros(len(texts), dtype=np.uint8)
+    for lo in range(0, len(texts), CHUNK):
+        part = texts[lo : lo + CHUNK]
+        lengths = np.fromiter(map(len, part), dtype=np.int64, count=len(part))
+        cps = np.frombuffer("".join(part).encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        if not cps.size:
+            continue
+        starts = np.zeros(len(part), dtype=np.int64)
+        np.cumsum(lengths[:-1], out=starts[1:])
+        nonempty = lengths > 0
+        f = table[cps]
+        got = np.bitwise_or.reduceat(f, starts[nonempty])
+        if (got & (_PAIR | _ORDER)).any():
+            # a pair starter preceded by a code point it composes with, or a mark preceded by a
+            # mark of a higher class (a hit across two strings only sends the second one to the
+            # exact check)
+            pos = np.flatnonzero(f & (_PAIR | _ORDER))
+            pos = pos[pos > 0]
+            pair = (f[pos] & _PAIR) != 0
+            pp, po = pos[pair], pos[~pair]
+            ccc = _ccc_table()
+            hit = np.concatenate([
+                pp[np.isin((cps[pp - 1].astype(np.uint64) << 21) | cps[pp], composable)],
+                po[ccc[cps[po - 1]] > ccc[cps[po]]],
+            ])
+            if hit.size:
+                got[np.searchsorted(starts[nonempty], hit, side="right") - 1] |= NFC
+            got &= ~np.uint8(_PAIR | _ORDER)
+        out[lo : lo + len(part)][nonempty] = got
+    return out
