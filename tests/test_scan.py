@@ -21,7 +21,7 @@ TRICKY = (
     "\u1100\u1161\u11a8\uac00\uac01"  # Hangul L, V, T, LV, LVT
     "\u094d\u093c\u0915\u0929"  # Devanagari virama (ccc 9), nukta (ccc 7), consonants
     "\u0e48\u0e38\u0e01"  # Thai tone mark (ccc 107), vowel sign u (ccc 103), consonant
-    "\u0301\u0323\u0302ae\u00e9\u1ea1"  # Latin marks and bases (ccc 230, 220)
+    "\u0301\u0323\u0302\u0316ae\u00e9\u1ea1\u00d9\u1ec7"  # Latin marks (ccc 230, 220) and bases
     "\u0344\u0958\u2126\u212b"  # not NFC on their own
     "\u200d\u0903\u0600\U0001f1e6\U0001f600\r\n "
 )
@@ -46,8 +46,8 @@ def test_every_single_code_point():
 
 
 def test_every_composable_first_before_every_pair_starter_and_mark():
-    _, order, pair, composable = nfc_tables()
-    firsts = sorted({a for a, _ in composable} | {0x1100, 0x1112, 0xAC00, 0xD788})
+    _, order, pair, composable, trailing = nfc_tables()
+    firsts = sorted({a for a, _ in composable} | {c for c, _ in trailing[::3]} | {0x1100, 0x1112, 0xAC00, 0xD788})
     seconds = pair + order[::7]
     texts = [chr(a) + chr(b) for a in firsts for b in seconds]
     flags = scan(texts)
@@ -73,11 +73,12 @@ def test_planes_without_decompositions():
 def test_shipped_table_is_current():
     if _nfc_suspects.UNIDATA_VERSION != unicodedata.unidata_version:
         pytest.skip(f"table made for Unicode {_nfc_suspects.UNIDATA_VERSION}; computed at run time here")
-    hard, order, pair, composable = nfc_tables()
+    hard, order, pair, composable, trailing = nfc_tables()
     assert _nfc_suspects.HARD == tuple(scan_mod.ranges(hard))
     assert _nfc_suspects.ORDER == tuple(scan_mod.ranges(order))
     assert _nfc_suspects.PAIR == tuple(scan_mod.ranges(pair))
     assert _nfc_suspects.COMPOSABLE == tuple(composable)
+    assert _nfc_suspects.TRAILING == tuple(trailing)
 
 
 def test_chunks_empty_strings_and_lone_surrogates(monkeypatch):
@@ -129,3 +130,30 @@ def test_batched_evaluation_on_the_example_corpus(example_pairs):
         assert [(e.op, e.ref_pos, e.hyp_pos) for e in line.edits] == ops and line.stats.units == n
     assert np.isclose(ev.corpus.cer, sum(len(oracle(r, h, "grapheme", "nfc")[0]) for r, h in zip(refs, hyps))
                       / sum(oracle(r, h, "grapheme", "nfc")[1] for r, h in zip(refs, hyps)))
+
+
+# ---- the fast segmenter stands in for \X only where they agree --------------------------------
+
+INDIC = "\u0915\u0937\u0930\u0924\u094d\u093c\u093f\u0940\u0905\u0995\u09cd\u09b7\u09be\u200d\u200c a\u0301\u0c15\u0c4d"
+indic_text = st.text(st.sampled_from(INDIC) | st.sampled_from(TRICKY), max_size=10)
+
+
+@settings(max_examples=1500)
+@given(st.lists(indic_text, min_size=1, max_size=5))
+def test_fast_segmentation_equals_regex(texts):
+    flags = scan(texts).tolist()
+    split = units.fast_splitter()
+    for t, f in zip(texts, flags):
+        expected = regex.findall(r"\X", t)
+        assert list(units.segment(t)) == expected, ascii(t)
+        if split is not None and f & JOINS and not f & scan_mod.SLOW_SEGMENT:
+            assert split(t) == expected, ascii(t)
+
+
+def test_a_virama_trusted_only_right_after_a_consonant():
+    if units.ugrapheme_gaps() is None or not units.ugrapheme_gaps().context_linkers:
+        pytest.skip("no fast segmenter table with context linkers for these releases")
+    slow = scan_mod.SLOW_SEGMENT
+    got = scan(["\u0915\u094d\u0937", "a\u094d\u0915", "\u0915", "\u094d\u0915", "\u0915\u093c\u094d\u0937"]).tolist()
+    assert [bool(f & slow) for f in got] == [False, True, False, True, True]
+    assert len(regex.findall(r"\X", "a\u094d\u0915")) == 1  # Unicode 18.0's GB9c, which ugrapheme lacks

@@ -3,7 +3,7 @@
     python tools/gen_joiners.py
 
 The table is the set of code points of Grapheme_Cluster_Break Extend, ZWJ, SpacingMark, Prepend,
-L, V, T and Regional_Indicator, plus CR, as the installed ``regex`` module knows them. semcer uses
+L, V, T and Regional_Indicator, Indic_Conjunct_Break=Linker, plus CR, as the installed ``regex`` module knows them. semcer uses
 it only with the same ``regex`` release; with another release it computes the set from that
 release's data at first use (same result, about 0.1 s once).
 """

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from semcer.scan import nfc_tables, ranges
 
-hard, order, pair, composable = nfc_tables()
+hard, order, pair, composable, trailing = nfc_tables()
 
 
 def rows(rs):
@@ -26,7 +26,8 @@ out.write_text(
     f"HARD: tuple[tuple[int, int], ...] = (\n{rows(ranges(hard))},\n)\n\n"
     f"ORDER: tuple[tuple[int, int], ...] = (\n{rows(ranges(order))},\n)\n\n"
     f"PAIR: tuple[tuple[int, int], ...] = (\n{rows(ranges(pair))},\n)\n\n"
-    f"COMPOSABLE: tuple[tuple[int, int], ...] = (\n{rows(composable)},\n)\n",
+    f"COMPOSABLE: tuple[tuple[int, int], ...] = (\n{rows(composable)},\n)\n\n"
+    f"TRAILING: tuple[tuple[int, int], ...] = (\n{rows(trailing)},\n)\n",
     encoding="utf-8",
 )
 print(f"{out}: {len(hard)} hard, {len(order)} order, {len(pair)} pair code points, {len(composable)} composable pairs, "

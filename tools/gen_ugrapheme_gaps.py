@@ -135,6 +135,31 @@ def linkers() -> tuple[set[int], set[int]]:
     return rx, ug
 
 
+# With a consonant right before every linker, the 15.1-17.0 and 18.0 forms of GB9c agree (18.0 only
+# dropped that requirement), so a linker of both libraries is safe in that context. These probes
+# put c after such a linker (as the consonant that may join, or as an InCB=Extend in between); a
+# code point on which they differ is a gap even then.
+CONTEXT_TEMPLATES = (
+    KA + VIRAMA + X, KA + VIRAMA + X + KA, KA + VIRAMA + NUKTA + X, KA + VIRAMA + ZWJ + X,
+    BKA + BVIRAMA + X, BKA + BVIRAMA + X + BKA, KA + VIRAMA + X + ACUTE,
+)
+
+
+def context_stage(gaps: set[int], rx: set[int], ug: set[int]) -> tuple[set[int], list[int], set[int]]:
+    """(more gaps, context linkers, consonants): linkers of both libraries, code points that are an
+    InCB=Consonant for both (regex's property; ugrapheme's behaviour: c + linker + KA is one
+    cluster), and the code points on which CONTEXT_TEMPLATES differ."""
+    every = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    text = "".join(map(chr, every))
+    rx_cons = {ord(c) for c in regex.findall(r"\p{InCB=Consonant}", text)}
+    both = sorted((rx & ug) - {c for c in gaps if c not in rx | ug})
+    cons = {c for c in rx_cons if len(ugrapheme.grapheme_split(chr(c) + VIRAMA + KA)) == 1
+            and len(_CLUSTER.findall(chr(c) + VIRAMA + KA)) == 1}
+    parts = tuple(t.split(X) for t in CONTEXT_TEMPLATES)
+    more = {c for c in every if c not in gaps and any(differs_alone(chr(c).join(p)) for p in parts)}
+    return more, both, cons - gaps - more
+
+
 def _split_batch(clusters: list[str], pieces: list[str]) -> list[list[str]] | None:
     """Per-piece cluster lists of a batch result, or None if a piece boundary falls inside a cluster."""
     out, i = [], 0
@@ -272,6 +297,13 @@ def main() -> None:
             for k in totals:
                 totals[k] += stats[k]
     gaps = probed | rule_gaps
+    context_linkers: list[int] = []
+    consonants: set[int] = set()
+    if rule_gaps:
+        more, context_linkers, consonants = context_stage(gaps, rx, ug)
+        print(f"context stage: {len(more)} more gaps, {len(context_linkers)} linkers of both libraries, "
+              f"{len(consonants)} consonants of both")
+        gaps |= more
     ranges = _ranges(gaps)
     context = {ord(ch) for p in active for ch in "".join(p)}
     if context & gaps:  # harmless (only conservative), but worth knowing
@@ -309,7 +341,12 @@ def main() -> None:
         f"UGRAPHEME_VERSION = {ug_version!r}\n\n"
         f"RANGES: tuple[tuple[int, int], ...] = (\n{body})\n\n"
         "# gaps because of the GB9c rule difference (also in RANGES)\n"
-        f"GB9C_LINKERS: tuple[int, ...] = (\n{linker_body})\n",
+        f"GB9C_LINKERS: tuple[int, ...] = (\n{linker_body})\n\n"
+        "# Linkers of both libraries (in RANGES): the two forms of GB9c agree on them when the code point\n"
+        "# right before each is one of CONSONANTS (an InCB=Consonant for both); semcer checks that per line.\n"
+        f"CONTEXT_LINKERS: tuple[int, ...] = ({''.join(f'0x{c:04X}, ' for c in context_linkers)})\n\n"
+        "CONSONANTS: tuple[tuple[int, int], ...] = (\n"
+        + "".join(f"    (0x{a:04X}, 0x{b:04X}),\n" for a, b in _ranges(consonants)) + ")\n",
         encoding="utf-8",
     )
     dt = time.perf_counter() - t0

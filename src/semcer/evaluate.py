@@ -73,7 +73,7 @@ class Evaluation:
 
     signature: Signature
     lines: tuple[LineResult, ...]
-    documents: tuple[DocumentResult, ...]
+    _documents: tuple[DocumentResult, ...] | None  # None: every line is its own document (built on first use)
     corpus: Totals
     document_mean_cer: float | None
     document_mean_semcer: float | None
@@ -81,6 +81,17 @@ class Evaluation:
     skipped_empty: tuple[str, ...] = ()
     judged: list[Any] | None = None  # JudgedEdit rows when a judge ran
     judge_summary: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def documents(self) -> tuple[DocumentResult, ...]:
+        """Summed statistics per document, in order of first appearance."""
+        docs = self._documents
+        if docs is None:
+            new = tuple.__new__
+            docs = tuple(new(DocumentResult, (r[1], new(Totals, (st[0], st[1], st[2], st[3], 1, st[4]))))
+                         for r in self.lines for st in (r[3],))
+            object.__setattr__(self, "_documents", docs)
+        return docs
 
     def to_dict(self, *, lines: bool = False) -> dict[str, Any]:
         """The JSON shape documented in the README (no Infinity, no NaN: undefined is null)."""
@@ -265,6 +276,7 @@ def evaluate(
             if not pairs:
                 raise InputError("nothing to score: no lines")
             rows, skipped = _score_lines(pairs, unit, pol, empty_ref, edits, offsets, progress)
+            del pairs  # freed now rather than walked by the collector when it resumes
             return _aggregate(rows, Signature.build(unit, pol, empty_ref, None), tuple(skipped), None, {})
 
     from .judges import resolve_judge
@@ -412,11 +424,11 @@ def _loop(pairs, unit, pol, empty_ref, need_edits, offsets, progress, rows, skip
 
 
 def _aggregate(rows: list[LineResult], sig: Signature, skipped: tuple[str, ...], judged, summary) -> Evaluation:
-    new = tuple.__new__
     stats = [r[3] for r in rows]
     docs = [r[1] for r in rows]
-    if len(set(docs)) == len(docs):  # every line its own document: no grouping, no summing
-        totals = [new(Totals, (st[0], st[1], st[2], st[3], 1, st[4])) for st in stats]
+    documents: tuple[DocumentResult, ...] | None = None
+    if len(set(docs)) == len(docs):  # every line its own document: nothing to group or sum
+        per_doc = stats
     else:
         groups: dict[str, list[LineStats]] = {}
         for d, st in zip(docs, stats):
@@ -425,20 +437,19 @@ def _aggregate(rows: list[LineResult], sig: Signature, skipped: tuple[str, ...],
                 groups[d] = [st]
             else:
                 acc.append(st)
-        docs = list(groups)
-        totals = [new(Totals, (st[0][0], st[0][1], st[0][2], st[0][3], 1, st[0][4])) if len(st) == 1 else total(st)
-                  for st in groups.values()]
-    documents = tuple(map(new, repeat(DocumentResult), zip(docs, totals)))
+        totals = [total(st) for st in groups.values()]
+        documents = tuple(map(tuple.__new__, repeat(DocumentResult), zip(groups, totals)))
+        per_doc = totals
     corpus = total(stats)
     dm_cer, n_def, dm_sem = None, 0, None
-    if totals:
-        s, d, i, u, _, sev = zip(*totals)
+    if per_doc:
+        s, d, i, u = list(zip(*per_doc))[:4]
         units = np.asarray(u, dtype=np.int64)
         defined = units > 0
         edits = np.asarray(s, dtype=np.int64) + np.asarray(d, dtype=np.int64) + np.asarray(i, dtype=np.int64)
         dm_cer, n_def = mean_defined((edits[defined] / units[defined]).tolist())
         if sig.judge:
-            dm_sem, _ = mean_defined([t.semcer for t in totals])
+            dm_sem, _ = mean_defined([t.semcer for t in per_doc])
     return Evaluation(sig, tuple(rows), documents, corpus, dm_cer, dm_sem, n_def, skipped, judged, summary)
 
 

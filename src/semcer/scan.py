@@ -10,7 +10,9 @@ point looked up in a table of flags; a line's flags are the bitwise OR over its 
   Python's ``unicodedata``: canonical combining class ≠ 0, not NFC on its own, the second part of
   a canonical decomposition, or a character whose decomposition starts with such a part);
 - ``SLOW_SEGMENT``: a code point where the fast segmenter (``ugrapheme``) may disagree with
-  ``regex``'s ``\\X`` (``_ugrapheme_gaps.py``); lines with one are segmented by ``\\X``.
+  ``regex``'s ``\\X`` (``_ugrapheme_gaps.py``), or a virama (Indic_Conjunct_Break=Linker) that
+  does not come right after a consonant, where Unicode 16's rule GB9c (ugrapheme) and 18's
+  (regex) differ; lines with one are segmented by ``\\X``.
 
 A line without ``NFC`` is already NFC (UAX #15 quick check: every code point NFC_Quick_Check=Yes
 and no reordering); a line without ``JOINS`` is its own cluster sequence. Lines with a flag go on
@@ -33,18 +35,21 @@ SLOW_SEGMENT = 4
 CHUNK = 65536
 
 
-def nfc_tables() -> tuple[list[int], list[int], list[int], list[tuple[int, int]]]:
-    """``(hard, order, pair, composable)`` for the running Python's ``unicodedata``.
+def nfc_tables() -> tuple[list[int], list[int], list[int], list[tuple[int, int]], list[tuple[int, int]]]:
+    """``(hard, order, pair, composable, trailing)`` for the running Python's ``unicodedata``.
 
     ``hard``: code points after which only the exact check can tell whether a string is NFC (not
-    NFC on their own; marks that can compose with a preceding character; characters decomposing
-    into a first part that can compose with what precedes them). ``order``: the other marks
-    (canonical combining class ≠ 0, NFC_Quick_Check=Yes): a string of them changes under NFC only
-    when two adjacent marks are out of canonical order. ``pair``: starters that are the second
-    part of a canonical composition (Bengali া, Tamil ா, Hangul medial and final jamo...): such a
-    code point changes under NFC only when the code point right before it composes with it, one of
-    the ``composable`` pairs (Hangul L+V and LV+T are added algorithmically). This is UAX #15's
-    quick check with its "maybe" answers resolved for the common cases.
+    NFC on their own, or decomposing into a first part that can compose with what precedes them).
+    ``pair``: the second parts of canonical compositions (Bengali া, Tamil ா, Hangul medial and
+    final jamo, the nukta, combining accents...): such a code point changes under NFC only when
+    the code point right before it composes with it, one of the ``composable`` pairs (Hangul L+V
+    and LV+T are added algorithmically), except that for a mark after a mark only the exact check
+    can tell (a starter after a mark is blocked from composing). ``order``: the other marks (combining class ≠ 0, NFC_Quick_Check=Yes): a
+    string changes under NFC at one of them only when the mark before it has a higher class.
+    ``trailing``: (code point, combining class of the last code point of its full decomposition)
+    where that class is not 0: what a following mark is compared with (``Ù`` ends in a grave
+    accent, class 230, so ``Ù`` + dot below, class 220, is reordered by NFC).
+    This is UAX #15's quick check with its "maybe" answers resolved for the common cases.
     Only planes 0-3 and 14 hold code points with a decomposition or a non-zero combining class
     (planes 4-13 are unassigned, 15-16 are private use); ``tests/test_scan.py`` checks that.
     """
@@ -55,6 +60,7 @@ def nfc_tables() -> tuple[list[int], list[int], list[int], list[tuple[int, int]]
     seconds: set[str] = set()
     firsts: list[tuple[int, str]] = []
     composable: list[tuple[int, int]] = []
+    trailing: list[tuple[int, int]] = []
     for c in (*range(0xD800), *range(0xE000, 0x40000), *range(0xE0000, 0xF0000)):
         ch = chr(c)
         if not is_nfc("NFC", ch):
@@ -62,21 +68,23 @@ def nfc_tables() -> tuple[list[int], list[int], list[int], list[tuple[int, int]]
             continue
         if combining(ch):
             marks.add(c)
+            trailing.append((c, combining(ch)))
         mapping = decomposition(ch)
         if mapping or 0xAC00 <= c <= 0xD7A3:  # Hangul syllables decompose algorithmically
             d = normalize("NFD", ch)
             if len(d) > 1:
                 seconds.update(d[1:])
                 firsts.append((c, d[0]))
+                if combining(d[-1]) and not combining(ch):
+                    trailing.append((c, combining(d[-1])))
             parts = mapping.split()
             if len(parts) == 2 and not parts[0].startswith("<"):
                 composable.append((int(parts[0], 16), int(parts[1], 16)))
     second_codes = {ord(s) for s in seconds}
     hard.update(c for c, first in firsts if first in seconds)
-    hard.update(second_codes & marks)
-    order = marks - hard
-    pair = second_codes - hard - marks
-    return sorted(hard), sorted(order), sorted(pair), sorted(composable)
+    pair = second_codes - hard
+    order = marks - hard - pair
+    return sorted(hard), sorted(order), sorted(pair), sorted(composable), sorted(trailing)
 
 
 def _ranges_to(table: np.ndarray, ranges, bit: int) -> None:
@@ -97,31 +105,33 @@ def ranges(codes: Sequence[int]) -> list[tuple[int, int]]:
 
 _PAIR = 8  # internal: a starter that composes with some predecessors (resolved by scan)
 _ORDER = 16  # internal: a mark whose order against the previous one matters (resolved by scan)
+_LINKER = 32  # internal: a virama on which ugrapheme agrees with \X only right after a consonant
+_CONSONANT = 64  # internal: such a consonant
 
 
 @lru_cache(maxsize=1)
-def _nfc_data() -> tuple[tuple, tuple, tuple, np.ndarray]:
+def _nfc_data() -> tuple[tuple, tuple, tuple, np.ndarray, tuple]:
     """Hard, order and pair ranges and the sorted composable pairs (``a << 21 | b``), Hangul included."""
     from . import _nfc_suspects as shipped
 
     if shipped.UNIDATA_VERSION == unicodedata.unidata_version:
-        hard, order, pair, comp = shipped.HARD, shipped.ORDER, shipped.PAIR, shipped.COMPOSABLE
+        hard, order, pair, comp, trail = shipped.HARD, shipped.ORDER, shipped.PAIR, shipped.COMPOSABLE, shipped.TRAILING
     else:
-        h, o, p, comp = nfc_tables()
+        h, o, p, comp, trail = nfc_tables()
         hard, order, pair = ranges(h), ranges(o), ranges(p)
     lv = [0xAC00 + 28 * k for k in range(19 * 21)]
     hangul = [(l, v) for l in range(0x1100, 0x1113) for v in range(0x1161, 0x1176)]
     hangul += [(s, t) for s in lv for t in range(0x11A8, 0x11C3)]
     codes = np.array(sorted((a << 21) | b for a, b in (*comp, *hangul)), dtype=np.uint64)
-    return tuple(hard), tuple(order), tuple(pair), codes
+    return tuple(hard), tuple(order), tuple(pair), codes, tuple(trail)
 
 
 @lru_cache(maxsize=1)
 def _ccc_table() -> np.ndarray:
-    """Canonical combining class of the ``order`` marks (0 elsewhere)."""
+    """Combining class of each code point's last decomposed code point (0 for most)."""
     table = np.zeros(0x110000, dtype=np.uint8)
-    for a, b in _nfc_data()[1]:
-        table[a : b + 1] = [unicodedata.combining(chr(c)) for c in range(a, b + 1)]
+    trail = np.array(_nfc_data()[4], dtype=np.int64).reshape(-1, 2)
+    table[trail[:, 0]] = trail[:, 1]
     return table
 
 
@@ -132,15 +142,17 @@ def flag_table() -> np.ndarray:
 
     table = np.zeros(0x110000, dtype=np.uint8)
     _ranges_to(table, joiner_ranges(), JOINS)
-    hard, order, pair, _ = _nfc_data()
+    hard, order, pair, _, _ = _nfc_data()
     _ranges_to(table, hard, NFC)
     _ranges_to(table, order, _ORDER)
     _ranges_to(table, pair, _PAIR)
-    gaps = ugrapheme_gaps()
-    if gaps is None:  # no usable fast segmenter: every joining line goes to \X
+    fast = ugrapheme_gaps()
+    if fast is None:  # no usable fast segmenter: every joining line goes to \X
         table[table & JOINS != 0] |= SLOW_SEGMENT
     else:
-        _ranges_to(table, gaps, SLOW_SEGMENT)
+        _ranges_to(table, fast.gaps, SLOW_SEGMENT)
+        table[list(fast.context_linkers)] |= _LINKER
+        _ranges_to(table, fast.consonants, _CONSONANT)
     table.setflags(write=False)
     return table
 
@@ -162,20 +174,28 @@ def scan(texts: Sequence[str]) -> np.ndarray:
         f = table[cps]
         got = np.bitwise_or.reduceat(f, starts[nonempty])
         if (got & (_PAIR | _ORDER)).any():
-            # a pair starter preceded by a code point it composes with, or a mark preceded by a
-            # mark of a higher class (a hit across two strings only sends the second one to the
+            # a pair code point after a mark or after a starter it composes with, or a mark after
+            # a mark of a higher class (a hit across two strings only sends the second one to the
             # exact check)
             pos = np.flatnonzero(f & (_PAIR | _ORDER))
             pos = pos[pos > 0]
             pair = (f[pos] & _PAIR) != 0
             pp, po = pos[pair], pos[~pair]
             ccc = _ccc_table()
+            after_mark = (ccc[cps[pp - 1]] != 0) & (ccc[cps[pp]] != 0)  # (a starter after a mark is blocked)
             hit = np.concatenate([
-                pp[np.isin((cps[pp - 1].astype(np.uint64) << 21) | cps[pp], composable)],
+                pp[after_mark | np.isin((cps[pp - 1].astype(np.uint64) << 21) | cps[pp], composable)],
                 po[ccc[cps[po - 1]] > ccc[cps[po]]],
             ])
             if hit.size:
                 got[np.searchsorted(starts[nonempty], hit, side="right") - 1] |= NFC
             got &= ~np.uint8(_PAIR | _ORDER)
+        if (got & _LINKER).any():  # a linker not right after a consonant: \X segments that line
+            pos = np.flatnonzero(f & _LINKER)
+            # (a linker that starts its string has nothing before it, whatever the previous string holds)
+            loose = pos[((f[pos - 1] & _CONSONANT) == 0) | np.isin(pos, starts[nonempty])]
+            if loose.size:
+                got[np.searchsorted(starts[nonempty], loose, side="right") - 1] |= SLOW_SEGMENT
+        got &= ~np.uint8(_LINKER | _CONSONANT)
         out[lo : lo + len(part)][nonempty] = got
     return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import unicodedata
 from functools import lru_cache
-from typing import Literal, Sequence
+from typing import Literal, NamedTuple, Sequence
 
 import regex
 
@@ -20,10 +20,11 @@ UNITS: tuple[str, ...] = ("grapheme", "codepoint")
 
 _CLUSTER = regex.compile(r"\X")
 # A code point of any of these Grapheme_Cluster_Break classes can join a neighbour into a
-# multi-code-point cluster (UAX #29 rules GB3, GB6-GB9c, GB11-GB13); no other class can.
+# multi-code-point cluster (UAX #29 rules GB3, GB6-GB9c, GB11-GB13); no other class can. (Since
+# Unicode 18.0 an Indic_Conjunct_Break=Linker joins the next consonant even where it is not Extend.)
 _JOINER = regex.compile(
     r"[\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}\p{GCB=Prepend}"
-    r"\p{GCB=L}\p{GCB=V}\p{GCB=T}\p{GCB=Regional_Indicator}\r]"
+    r"\p{GCB=L}\p{GCB=V}\p{GCB=T}\p{GCB=Regional_Indicator}\p{InCB=Linker}\r]"
 )
 
 # First code point assigned in each Unicode version (probe of the segmenter's data).
@@ -65,9 +66,17 @@ def joiner_ranges() -> tuple[tuple[int, int], ...]:
     return tuple((ord(m.group()[0]), ord(m.group()[-1])) for m in regex.finditer(f"(?:{_JOINER.pattern})+", text))
 
 
+class FastSegmenter(NamedTuple):
+    """Where ugrapheme may stand in for ``\\X`` (see ``_ugrapheme_gaps.py``)."""
+
+    gaps: tuple[tuple[int, int], ...]  # code points after which only \X is trusted
+    context_linkers: tuple[int, ...]  # trusted when the code point before each is one of:
+    consonants: tuple[tuple[int, int], ...]
+
+
 @lru_cache(maxsize=1)
-def ugrapheme_gaps() -> tuple[tuple[int, int], ...] | None:
-    """Code points where ``ugrapheme`` may segment differently from ``regex``'s ``\\X``.
+def ugrapheme_gaps() -> FastSegmenter | None:
+    """Where ``ugrapheme`` segments as ``regex``'s ``\\X``, or ``None`` when it cannot be used.
 
     ``None`` when ugrapheme is not installed or the shipped table (``_ugrapheme_gaps.py``, made by
     ``tools/gen_ugrapheme_gaps.py``) was not generated for the installed ``regex`` and ugrapheme:
@@ -76,7 +85,7 @@ def ugrapheme_gaps() -> tuple[tuple[int, int], ...] | None:
     try:
         import ugrapheme  # noqa: F401
 
-        from . import _ugrapheme_gaps as gaps
+        from . import _ugrapheme_gaps as table
     except ImportError:
         return None
     from importlib.metadata import PackageNotFoundError, version
@@ -85,9 +94,13 @@ def ugrapheme_gaps() -> tuple[tuple[int, int], ...] | None:
         ug_version = version("ugrapheme")
     except PackageNotFoundError:
         return None
-    if gaps.REGEX_VERSION != regex.__version__ or gaps.UGRAPHEME_VERSION != ug_version:
+    if table.REGEX_VERSION != regex.__version__ or table.UGRAPHEME_VERSION != ug_version:
         return None
-    return gaps.RANGES
+    linkers = tuple(getattr(table, "CONTEXT_LINKERS", ()))
+    gaps = tuple((a, b) for a, b in table.RANGES if not (a == b and a in linkers))
+    if any(a <= c <= b for c in linkers for a, b in gaps):  # a linker inside a merged range
+        return FastSegmenter(table.RANGES, (), ())
+    return FastSegmenter(gaps, linkers, tuple(getattr(table, "CONSONANTS", ())))
 
 
 def _chars(ranges) -> frozenset[str]:
@@ -102,13 +115,25 @@ def _fast_split():
     """``(split, is_safe)``: ugrapheme's splitter and a test that it agrees with ``\\X`` on a string."""
     global _fast_safe
     if _fast_safe is None:
-        gaps = ugrapheme_gaps()
-        if gaps is None:
+        fast = ugrapheme_gaps()
+        if fast is None:
             _fast_safe = (None, None)
         else:
+            import re
+
             from ugrapheme import grapheme_split
 
-            _fast_safe = (grapheme_split, _chars(gaps).isdisjoint)
+            no_gap = _chars(fast.gaps).isdisjoint
+            if fast.context_linkers:
+                links = "".join(re.escape(chr(c)) for c in fast.context_linkers)
+                cons = "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in fast.consonants)
+                loose = re.compile(f"[{links}](?<![{cons}][{links}])").search  # a linker after a non-consonant
+
+                def safe(text: str) -> bool:
+                    return no_gap(text) and loose(text) is None
+            else:
+                safe = no_gap
+            _fast_safe = (grapheme_split, safe)
     return _fast_safe
 
 
