@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
 import unicodedata
 from functools import lru_cache
 from importlib import resources
-from operator import itemgetter
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -32,10 +32,10 @@ from rapidfuzz.distance import Levenshtein
 
 from ..errors import JudgeError
 from .base import LEVELS, EditContext, Judgement
-from .edit_class import EDIT_CLASSES, UNIT_KINDS, edit_class, unit_kind, unit_script
+from .edit_class import EDIT_CLASSES, UNIT_KINDS
 from .forest import Forest
 from .lexicon import is_negation, line_info, number_span, wordfreq_version
-from .rubric import MODE_MASS, RULES, edit_features, rubric_rule
+from .rubric import MODE_MASS, RULES, EditFeatures, feature_tuple, rubric_rule
 
 COMPACT_VERSION = "1.0"
 FOREST_FILE = "compact_forest.npz"
@@ -68,7 +68,7 @@ RULE_IDS: tuple[str, ...] = tuple(r.id for r in RULES)
 #: (feature, vocabulary) of each one-hot group, in column order after the numeric columns (each
 #: group also has its "?" column, last).
 _ONE_HOT: tuple[tuple[str, tuple[str, ...]], ...] = (
-    # Functions of the edited units alone (cached with them, see _pair).
+    # The edited units: edit class, unit kinds, script.
     ("edit_class", EDIT_CLASSES),
     ("ref_kind", UNIT_KINDS),
     ("hyp_kind", UNIT_KINDS),
@@ -87,7 +87,7 @@ _ONE_HOT: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("rule", RULE_IDS),
 )
 
-#: Numeric values collected per edit (see :func:`_row`), in column order.
+#: Numeric values collected per edit (see :func:`_columns`), in column order.
 _RAW: tuple[str, ...] = (
     # From edit_features, as they are.
     "name_like", "word_len", "in_number", "number_changed", "number_malformed", "number_implausible",
@@ -105,7 +105,7 @@ _RAW: tuple[str, ...] = (
     "line_len_diff",
 )
 #: Numeric columns: the values collected per edit (:data:`_RAW`), then columns derived from them
-#: for the whole batch at once (:func:`_numeric`).
+#: for the whole batch at once (:func:`_derived`).
 _NUMERIC: tuple[str, ...] = _RAW + ("zipf_diff", "rubric_severity", "damage", "line_edits")
 
 FEATURE_NAMES: tuple[str, ...] = _NUMERIC + tuple(
@@ -114,41 +114,55 @@ FEATURE_NAMES: tuple[str, ...] = _NUMERIC + tuple(
 N_FEATURES = len(FEATURE_NAMES)
 MISSING = -1.0  # sentinel for a value that does not exist (no lexicon, no word, no number)
 
-_N_RAW = len(_RAW)
 _N_NUM = len(_NUMERIC)
+_N_GROUPS = len(_ONE_HOT)
 _levenshtein = Levenshtein.distance
-_CODES: list[dict[str, int]] = []  # per group: value -> column
-_LAST: list[int] = []  # per group: its "?" column
+
+
+class _Codes(dict):
+    """Value -> its index in a one-hot group's vocabulary; any value not listed -> the "?" index."""
+
+    def __init__(self, vocab: Sequence[str]) -> None:
+        super().__init__((v, i) for i, v in enumerate(vocab))
+        self.unknown = len(vocab)
+
+    def __missing__(self, value: str) -> int:
+        return self.unknown
+
+
+_CODES = [_Codes(vocab) for _, vocab in _ONE_HOT]
+# A value's index in its group is kept as one byte per edit (see _columns).
+assert all(len(vocab) < 255 for _, vocab in _ONE_HOT)
 _GROUP_OF_COLUMN: list[int] = [-1] * _N_NUM  # per column: its group (-1: numeric), for the forest's shortcut
+_GROUP_START: list[int] = []  # per group: its first column
 for _g, (_, _vocab) in enumerate(_ONE_HOT):
-    _CODES.append({v: len(_GROUP_OF_COLUMN) + i for i, v in enumerate(_vocab)})
-    _LAST.append(len(_GROUP_OF_COLUMN) + len(_vocab))
+    _GROUP_START.append(len(_GROUP_OF_COLUMN))
     _GROUP_OF_COLUMN += [_g] * (len(_vocab) + 1)
 del _g, _vocab
+_GROUP_START_COLUMN = np.array(_GROUP_START, np.int16)[:, None]
 
 
 def _marks(unit: str) -> int:
     return sum(1 for ch in unit if unicodedata.category(ch)[0] == "M")
 
 
+_pack_pair = struct.Struct(f"={_RAW.index('number_len') - _RAW.index('ref_unit_cps')}d").pack
+
+
 @lru_cache(maxsize=1 << 16)
-def _pair(ref_unit: str, hyp_unit: str, ref_word: str, hyp_word: str, lang: str) -> tuple[tuple[float, ...], tuple[int, ...]]:
-    """Character-level values of the edited units and words, and the one-hot columns of the units.
+def _pair(ref_unit: str, hyp_unit: str, ref_word: str, hyp_word: str, lang: str) -> bytes:
+    """Character-level values of the edited units and words, as packed float64.
 
     One cached lookup per edit for everything that depends on the units and words only: their
     length, combining marks, case, a negation word, and the words' edit distance (more than one
-    means the word holds other errors too). The unit columns (class, kinds, script) are the same
-    functions of the units that ``edit_features`` applies.
+    means the word holds other errors too).
     """
     d = _levenshtein(ref_word, hyp_word)
-    nums = (
+    return _pack_pair(
         len(ref_unit), _marks(ref_unit), ref_unit.isupper(), len(hyp_unit), _marks(hyp_unit),
         len(ref_word), len(hyp_word), bool(ref_word) and is_negation(ref_word, lang),
         d, d / max(1, len(ref_word), len(hyp_word)),
     )
-    values = (edit_class(ref_unit, hyp_unit), unit_kind(ref_unit), unit_kind(hyp_unit), unit_script(ref_unit or hyp_unit))
-    cols = tuple(codes.get(v, last) for codes, last, v in zip(_CODES[:4], _LAST[:4], values))
-    return nums, cols
 
 
 def _number_position(ctx: EditContext) -> tuple[float, float]:
@@ -170,83 +184,89 @@ def _number_position(ctx: EditContext) -> tuple[float, float]:
     return float(digits), float(right)
 
 
-@lru_cache(maxsize=1 << 16)
-def _one_hot_columns(values: tuple[str, ...]) -> tuple[int, ...]:
-    """Columns of the groups after the unit groups (the group's "?" column for an unlisted value)."""
-    return tuple(codes.get(v, last) for codes, last, v in zip(_CODES[4:], _LAST[4:], values))
-
-
-_direct = itemgetter(*_RAW[:10])
-_categorical = itemgetter(
-    "lang", "op", "word_status", "shape", "hyp_shape", "pos_in_word", "left_kind", "right_kind", "number_punct", "negation",
-)
-_RULE_LEVEL = {r.id: r.level for r in RULES}
+_FIELD = {name: i for i, name in enumerate(EditFeatures._fields)}
+_ROW = {name: i for i, name in enumerate(_NUMERIC)}
+#: The first numeric columns: features as edit_features gives them.
+_DIRECT = _RAW[: _RAW.index("ref_zipf")]
+_LEXICAL = slice(_ROW["ref_zipf"], _ROW["context_known"] + 1)
+_PAIR = slice(_ROW["ref_unit_cps"], _ROW["number_len"])
+_NUMBER = slice(_ROW["number_len"], _ROW["digit_from_right"] + 1)
+_RULE_LEVEL = {r.id: float(r.level) for r in RULES}
 _REST = 1.0 - MODE_MASS
-_NO_NUMBER = (MISSING, MISSING)
-_NO_LEXICON = (MISSING, MISSING, MISSING, MISSING, False, MISSING)
-_CONTENT = frozenset({"letter", "mark", "ideograph"})
-
-
-def _row(ctx: EditContext) -> tuple[list[Any], tuple[int, ...], str, bool]:
-    """Raw numeric values (:data:`_RAW`), one-hot columns, edit class and no-lexicon flag of one edit.
-
-    Written for speed (it runs once per judged edit): values are fetched in groups, the unit- and
-    word-level ones from one cache, booleans stay booleans (numpy reads them as 0/1), and the
-    arithmetic on them is left to :func:`_numeric`, once per batch.
-    """
-    f = edit_features(ctx)
-    rule_id, tilt = rubric_rule(f)
-    cls = f["edit_class"]
-    if f["lexicon"]:
-        ck = f["context_known"]
-        lexical = (f["ref_zipf"], f["hyp_zipf"], _KNOWN[f["ref_known"]], _KNOWN[f["hyp_known"]], True,
-                   MISSING if ck is None else ck)
-        no_lex = False
-    else:
-        lexical, no_lex = _NO_LEXICON, cls in _CONTENT
-    pair_nums, pair_cols = _pair(ctx.ref_unit, ctx.hyp_unit, f["ref_word"], f["hyp_word"], f["lang"])
-    nums = [
-        *_direct(f), *lexical, _RULE_LEVEL[rule_id], tilt, *pair_nums,
-        *(_number_position(ctx) if f["in_number"] else _NO_NUMBER), len(ctx.hyp) - len(ctx.ref),
-    ]
-    return nums, pair_cols + _one_hot_columns(_categorical(f) + (rule_id,)), cls, no_lex
-
-
 _KNOWN = {None: MISSING, False: 0.0, True: 1.0}
-_COL = {name: i for i, name in enumerate(_NUMERIC)}
+_CONTENT = frozenset({"letter", "mark", "ideograph"})
+#: Per edit-class code: a letter, mark or ideograph edit (flagged ``no-lexicon`` without a lexicon).
+_CONTENT_CLASS = np.array([c in _CONTENT for c in EDIT_CLASSES] + [False])
+_CLASS_GROUP = [name for name, _ in _ONE_HOT].index("edit_class")
 
 
-def _numeric(raw: np.ndarray) -> np.ndarray:
-    """The numeric columns (:data:`_NUMERIC`) of a batch from its raw values, shape (n, len(_NUMERIC))."""
-    n = raw.shape[0]
-    out = np.empty((n, _N_NUM), np.float64)
-    out[:, :_N_RAW] = raw
-    c = _COL
-    ref_z, hyp_z, has_lex = raw[:, c["ref_zipf"]], raw[:, c["hyp_zipf"]], raw[:, c["has_lexicon"]]
-    out[:, c["zipf_diff"]] = np.where(has_lex > 0, hyp_z - ref_z, 0.0)
+def _columns(contexts: Sequence[EditContext]) -> tuple[np.ndarray, np.ndarray, tuple[str, ...], np.ndarray]:
+    """The numeric columns (n, len(_NUMERIC)), the one-hot column of each group (n, groups), the
+    edit classes and the no-lexicon flags of a batch of edits.
+
+    Only the features (:func:`~semcer.judges.rubric.feature_tuple`) and the rubric's rule are
+    computed edit by edit; the matrices are then filled a feature at a time, from the column of
+    its values over the batch (one conversion per column, not per value). They are built
+    column-major, one row per feature: the transposes returned are what the forest reads.
+    """
+    n = len(contexts)
+    if not n:
+        return np.zeros((0, _N_NUM)), np.zeros((0, _N_GROUPS), np.int16), (), np.zeros(0, bool)
+    features = list(map(feature_tuple, contexts))
+    rule_ids, tilts = zip(*map(rubric_rule, features))
+    columns = list(zip(*features))
+
+    def column(name: str) -> tuple[Any, ...]:
+        return columns[_FIELD[name]]
+
+    out = np.empty((_N_NUM, n))
+    out[: len(_DIRECT)] = [column(name) for name in _DIRECT]
+    # Lexicon values: -1 where there is no lexicon, or no word.
+    has_lex = np.fromiter(map(bool, column("lexicon")), bool, n)
+    out[_ROW["ref_zipf"]] = column("ref_zipf")
+    out[_ROW["hyp_zipf"]] = column("hyp_zipf")
+    out[_ROW["ref_known"]] = list(map(_KNOWN.__getitem__, column("ref_known")))
+    out[_ROW["hyp_known"]] = list(map(_KNOWN.__getitem__, column("hyp_known")))
+    out[_ROW["context_known"]] = [MISSING if v is None else v for v in column("context_known")]
+    np.copyto(out[_LEXICAL], MISSING, where=~has_lex)
+    out[_ROW["has_lexicon"]] = has_lex
+    out[_ROW["rubric_level"]] = list(map(_RULE_LEVEL.__getitem__, rule_ids))
+    out[_ROW["rubric_tilt"]] = tilts
+    pairs = map(_pair, column("ref_unit"), column("hyp_unit"), column("ref_word"), column("hyp_word"), column("lang"))
+    out[_PAIR] = np.frombuffer(b"".join(pairs), np.float64).reshape(n, -1).T
+    out[_NUMBER] = MISSING
+    for i in np.flatnonzero(out[_ROW["in_number"]]).tolist():
+        out[_NUMBER, i] = _number_position(contexts[i])
+    out[_ROW["line_len_diff"]] = [len(c.hyp) - len(c.ref) for c in contexts]
+    _derived(out)
+
+    # One-hot groups: the value's index in its vocabulary (a byte), plus the group's first column.
+    values = [rule_ids if name == "rule" else column(name) for name, _ in _ONE_HOT]
+    index = np.frombuffer(b"".join(bytes(map(codes.__getitem__, v)) for codes, v in zip(_CODES, values)), np.uint8)
+    index = index.reshape(_N_GROUPS, n)
+    no_lex = _CONTENT_CLASS[index[_CLASS_GROUP]] & ~has_lex
+    return out.T, (index + _GROUP_START_COLUMN).T, column("edit_class"), no_lex
+
+
+def _derived(out: np.ndarray) -> None:
+    """Fill the numeric rows derived from the others (column-major: one row per feature)."""
+    r = _ROW
+    ref_z, hyp_z, has_lex = out[r["ref_zipf"]], out[r["hyp_zipf"]], out[r["has_lexicon"]]
+    out[r["zipf_diff"]] = np.where(has_lex > 0, hyp_z - ref_z, 0.0)
     # The rubric's expected rating: MODE_MASS on its level, the rest on the neighbours by the tilt.
-    level, tilt = raw[:, c["rubric_level"]], raw[:, c["rubric_tilt"]]
+    level, tilt = out[r["rubric_level"]], out[r["rubric_tilt"]]
     up = np.where(level < 4, _REST * tilt, 0.0)
     down = np.where(level > 0, _REST * (1.0 - tilt), 0.0)
-    out[:, c["rubric_severity"]] = level / 4 + (up - down) / 4
+    out[r["rubric_severity"]] = level / 4 + (up - down) / 4
     # The rubric's damage: how garbled the output around the edit is.
-    line_sim = raw[:, c["line_sim"]]
-    out[:, c["damage"]] = np.clip((0.95 - (line_sim + raw[:, c["local_sim"]]) / 2) * 3, 0.0, 1.0)
-    out[:, c["line_edits"]] = (1.0 - line_sim) * raw[:, c["line_len"]]
-    return out
+    line_sim = out[r["line_sim"]]
+    out[r["damage"]] = np.clip((0.95 - (line_sim + out[r["local_sim"]]) / 2) * 3, 0.0, 1.0)
+    out[r["line_edits"]] = (1.0 - line_sim) * out[r["line_len"]]
 
 
-def _raw(rows: list[tuple[list[Any], tuple[int, ...], str, bool]]) -> tuple[np.ndarray, np.ndarray]:
-    """Numeric columns and one-hot codes (one column per group) of a batch of :func:`_row` results."""
-    if not rows:
-        return np.zeros((0, _N_NUM)), np.zeros((0, len(_ONE_HOT)), np.intp)
-    return _numeric(np.array([r[0] for r in rows], np.float64)), np.array([r[1] for r in rows], np.intp)
-
-
-def _matrix(rows: list[tuple[list[Any], tuple[int, ...], str, bool]]) -> np.ndarray:
-    """The dense feature matrix (columns :data:`FEATURE_NAMES`) of a batch of :func:`_row` results."""
-    numeric, codes = _raw(rows)
-    n = len(rows)
+def _matrix(numeric: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The dense feature matrix (columns :data:`FEATURE_NAMES`) from :func:`_columns`' matrices."""
+    n = numeric.shape[0]
     X = np.zeros((n, N_FEATURES), np.float64)
     X[:, :_N_NUM] = numeric
     X[np.arange(n)[:, None], codes] = 1.0
@@ -255,8 +275,8 @@ def _matrix(rows: list[tuple[list[Any], tuple[int, ...], str, bool]]) -> np.ndar
 
 def featurize(contexts: Sequence[EditContext]) -> tuple[np.ndarray, list[str]]:
     """The feature matrix (rows in ``contexts`` order, columns :data:`FEATURE_NAMES`) and edit classes."""
-    rows = [_row(c) for c in contexts]
-    return _matrix(rows), [r[2] for r in rows]
+    numeric, codes, classes, _ = _columns(contexts)
+    return _matrix(numeric, codes), list(classes)
 
 
 # --------------------------------------------------------------------------------------------
@@ -269,11 +289,12 @@ class TableForest:
     Every distinct split condition (feature, threshold) is tested once for the whole batch; each
     tree's seven heap-ordered node slots are read as a 7-bit code, and a per-tree table of 128
     entries (built once, by walking the tree for every code) gives the leaf value. The result is
-    the forest's sum of leaf values exactly; it costs a few byte operations per tree and edit
-    instead of a dependent gather per tree level.
+    the forest's sum of leaf values exactly (same values, added in the same order); it costs a few
+    byte operations per tree and edit instead of a dependent gather per tree level.
 
     ``one_hot[f] = g`` declares column ``f`` a one-hot column of group ``g`` (-1: numeric), so that
-    :meth:`raw_scores_parts` can test its conditions on the group's code, without a dense matrix.
+    :meth:`raw_scores_parts` can test its conditions on the group's code, without a dense matrix:
+    on a 0/1 column, ``x <= t`` is "not set" for ``0 <= t < 1``, and a constant otherwise.
     """
 
     SLOTS = 7
@@ -284,83 +305,89 @@ class TableForest:
         feature, left, right = forest.feature.tolist(), forest.left.tolist(), forest.right.tolist()
         threshold = forest.threshold.tolist()
         n_trees = forest.roots.size
-        keys: dict[tuple[int, float], tuple[int, int]] = {}  # condition -> (tree, slot) of first use
+        keys: set[tuple[int, float]] = set()  # distinct conditions
         heaps = []
-        for t, root in enumerate(forest.roots.tolist()):
+        for root in forest.roots.tolist():
             heap = {0: root}  # heap slot -> node; slot s has children 2s+1 (left) and 2s+2 (right)
             for s in range(self.SLOTS):
                 k = heap.get(s)
                 if k is not None and feature[k] >= 0:
                     heap[2 * s + 1], heap[2 * s + 2] = left[k], right[k]
-                    keys.setdefault((feature[k], threshold[k]), (t, s))
+                    keys.add((feature[k], threshold[k]))
             heaps.append(heap)
         group = (lambda f: -1) if one_hot is None else (lambda f: int(one_hot[f]))  # noqa: E731
-        # Numeric conditions first, then one-hot ones (the split path fills them separately).
-        conditions = sorted(keys, key=lambda key: (group(key[0]) >= 0, key))
-        index = {key: u for u, key in enumerate(conditions)}
-        n_cond = len(conditions)
-        slots = np.full((self.SLOTS, n_trees), n_cond, np.intp)  # row n_cond is all zeros
+        # Rows of the condition matrix: numeric conditions, then "one-hot column not set" ones,
+        # then a row of zeros (unused slots, and one-hot conditions that never hold) and a row of
+        # ones (one-hot conditions that always hold).
+        numeric = sorted(key for key in keys if group(key[0]) < 0)
+        hot = sorted(key for key in keys if group(key[0]) >= 0 and 0.0 <= key[1] < 1.0)
+        n_cond = len(numeric) + len(hot)
+        zero_row, one_row = n_cond, n_cond + 1
+        row = {key: u for u, key in enumerate(numeric + hot)}
+        for key in keys - row.keys():  # one-hot conditions with a threshold outside [0, 1)
+            row[key] = one_row if key[1] >= 1.0 else zero_row
+        slots = np.full((self.SLOTS, n_trees), zero_row, np.intp)
         table = np.zeros((n_trees, 1 << self.SLOTS))
         for t, heap in enumerate(heaps):
             for s in range(self.SLOTS):
                 k = heap.get(s)
                 if k is not None and feature[k] >= 0:
-                    slots[s, t] = index[(feature[k], threshold[k])]
+                    slots[s, t] = row[(feature[k], threshold[k])]
             for code in range(1 << self.SLOTS):
                 s = 0
                 while feature[heap[s]] >= 0:
                     s = 2 * s + 1 if code >> s & 1 else 2 * s + 2
                 table[t, code] = forest.value[heap[s]]
-        self.cond_feature = np.array([f for f, _ in conditions], np.intp)
-        self.cond_threshold = np.array([t for _, t in conditions], np.float64)[:, None]
-        n_num = sum(1 for f, _ in conditions if group(f) < 0)
-        hot = conditions[n_num:]
-        self.n_numeric = n_num
+        # Dense path: every evaluated condition as (column, threshold).
+        self.cond_feature = np.array([f for f, _ in numeric + hot], np.intp)
+        self.cond_threshold = np.array([t for _, t in numeric + hot], np.float64)[:, None]
+        self.n_numeric = len(numeric)
+        # Split path: the one-hot conditions as (group, column); codes are compared as int16
+        # when every column fits.
         self.hot_group = np.array([group(f) for f, _ in hot], np.intp)
-        self.hot_column = np.array([f for f, _ in hot], np.intp)[:, None]
-        self.hot_if_set = np.array([1.0 <= t for _, t in hot], bool)[:, None]
-        self.hot_if_unset = np.array([0.0 <= t for _, t in hot], bool)[:, None]
-        # Row j * (n_cond + 1) + u of the stacked condition matrix holds condition u shifted by j.
-        self.gather = (slots + (np.arange(self.SLOTS) * (n_cond + 1))[:, None]).ravel()
+        self.code_dtype = np.int16 if self.cond_feature.size == 0 or self.cond_feature.max() < 2**15 else np.intp
+        self.hot_column = np.array([f for f, _ in hot], self.code_dtype)[:, None]
+        self.slot_rows = slots.ravel()  # the condition row of slot s of tree t, at s * n_trees + t
         self.table = table.ravel()
-        self.offset = (np.arange(n_trees, dtype=np.intp) << self.SLOTS)[:, None]
+        self.offset = (np.arange(n_trees, dtype=np.intp) << self.SLOTS)[:, None]  # tree t's code c: t * 128 + c
         self.n_trees, self.n_classes, self.n_conditions = n_trees, forest.n_classes, n_cond
 
     def raw_scores(self, X: np.ndarray) -> np.ndarray:
         """Summed leaf values per class for a dense feature matrix, shape (n, n_classes)."""
         n = X.shape[0]
-        stacked, first = self._conditions(n)
+        rows, cond = self._conditions(n)
         XT = np.ascontiguousarray(np.asarray(X, np.float64).T)
-        np.less_equal(XT[self.cond_feature], self.cond_threshold, out=first[:-1])
-        return self._scores(stacked, n)
+        np.less_equal(XT[self.cond_feature], self.cond_threshold, out=cond)
+        return self._scores(rows, n)
 
     def raw_scores_parts(self, numeric: np.ndarray, codes: np.ndarray) -> np.ndarray:
         """Like :meth:`raw_scores`, from the numeric columns (n, k) and one column per one-hot group (n, g)."""
         n = numeric.shape[0]
-        stacked, first = self._conditions(n)
+        rows, cond = self._conditions(n)
         m = self.n_numeric
-        np.less_equal(np.ascontiguousarray(numeric.T)[self.cond_feature[:m]], self.cond_threshold[:m], out=first[:m])
+        np.less_equal(np.ascontiguousarray(numeric.T)[self.cond_feature[:m]], self.cond_threshold[:m], out=cond[:m])
         if self.n_conditions > m:
-            is_set = np.ascontiguousarray(codes.T)[self.hot_group] == self.hot_column
-            np.copyto(first[m:-1], np.where(is_set, self.hot_if_set, self.hot_if_unset))
-        return self._scores(stacked, n)
+            codes_t = np.ascontiguousarray(codes.T, self.code_dtype)
+            np.not_equal(codes_t[self.hot_group], self.hot_column, out=cond[m:])
+        return self._scores(rows, n)
 
     def _conditions(self, n: int) -> tuple[np.ndarray, np.ndarray]:
-        """The stacked condition matrix (uninitialised but for the all-zero row) and its first layer as bool."""
-        stacked = np.empty((self.SLOTS, self.n_conditions + 1, n), np.uint8)
-        stacked[:, -1] = 0
-        return stacked, stacked[0].view(bool)
+        """The condition matrix (n_conditions + 2, n) as 0/1 bytes, its last two rows filled (0 and
+        1), and a bool view of the rows still to fill."""
+        rows = np.empty((self.n_conditions + 2, n), np.uint8)
+        rows[-2] = 0
+        rows[-1] = 1
+        return rows, rows[:-2].view(bool)
 
-    def _scores(self, stacked: np.ndarray, n: int) -> np.ndarray:
-        for j in range(1, self.SLOTS):
-            np.multiply(stacked[0], self._weights[j], out=stacked[j])  # bit j (a multiply is faster than a shift)
-        bits = stacked.reshape(-1, n)[self.gather].reshape(self.SLOTS, self.n_trees, n)
-        code = np.bitwise_or.reduce(bits, axis=0).astype(np.intp)
-        code += self.offset
-        leaf = self.table[code]  # (n_trees, n); tree t adds to class t % n_classes
-        return leaf.reshape(-1, self.n_classes, n).sum(axis=0).T
+    def _scores(self, rows: np.ndarray, n: int) -> np.ndarray:
+        bits = np.take(rows, self.slot_rows, axis=0).reshape(self.SLOTS, self.n_trees, n)
+        np.multiply(bits, self._bit_values, out=bits)  # slot s -> bit s (a multiply is faster than a shift)
+        index = np.bitwise_or.reduce(bits, axis=0).astype(np.intp)  # (n_trees, n): each tree's code
+        index += self.offset
+        leaf = np.take(self.table, index)
+        return leaf.reshape(-1, self.n_classes, n).sum(axis=0).T  # tree t adds to class t % n_classes
 
-    _weights = tuple(np.uint8(1 << j) for j in range(SLOTS))
+    _bit_values = (np.uint8(1) << np.arange(SLOTS, dtype=np.uint8))[:, None, None]
 
 
 def softmax(z: np.ndarray) -> np.ndarray:
@@ -402,17 +429,18 @@ class CompactModel:
         X = np.asarray(X, np.float64)
         return self._chunked(len(X), lambda a, b: self._scores_dense(X[a:b]))
 
-    def predict_rows(self, rows: list[tuple[list[Any], tuple[int, ...], str, bool]]) -> np.ndarray:
-        """Five-level distributions from :func:`_row` results (no dense one-hot matrix)."""
-        return self._chunked(len(rows), lambda a, b: self._scores_rows(rows[a:b]))
+    def predict_columns(self, numeric: np.ndarray, codes: np.ndarray) -> np.ndarray:
+        """Five-level distributions from the numeric columns and one-hot group columns that
+        :func:`_columns` gives (no dense one-hot matrix)."""
+        return self._chunked(len(numeric), lambda a, b: self._scores_columns(numeric[a:b], codes[a:b]))
 
     def _scores_dense(self, X: np.ndarray) -> np.ndarray:
         return self.forest.raw_scores(X) if self._fast is None else self._fast.raw_scores(X)
 
-    def _scores_rows(self, rows: list[tuple[list[Any], tuple[int, ...], str, bool]]) -> np.ndarray:
+    def _scores_columns(self, numeric: np.ndarray, codes: np.ndarray) -> np.ndarray:
         if self._fast is None:
-            return self.forest.raw_scores(_matrix(rows))
-        return self._fast.raw_scores_parts(*_raw(rows))
+            return self.forest.raw_scores(_matrix(numeric, codes))
+        return self._fast.raw_scores_parts(numeric, codes)
 
     @staticmethod
     def _chunked(n: int, scores: Any) -> np.ndarray:
@@ -424,7 +452,7 @@ class CompactModel:
         return out
 
 
-#: Edits per forest call inside one judge() batch.
+#: Edits per forest call, and per pass of feature extraction inside one judge() batch.
 CHUNK = 256
 
 
@@ -449,16 +477,15 @@ def load_model(directory: str | None = None) -> CompactModel:
     return CompactModel(forest_bytes, json.loads(meta_text), source)
 
 
-_FLAGS: tuple[str, ...] = ()
-_FLAGS_NO_LEXICON = ("no-lexicon",)
+_FLAGS_BY_NO_LEXICON: tuple[tuple[str, ...], tuple[str, ...]] = ((), ("no-lexicon",))
 
 
 class CompactJudge:
     """The compact built-in scorer: a small forest over the rubric's features, numpy only.
 
     ``identity`` is ``compact-<version>+<first 10 hex of the forest file's sha256>+wordfreq-<version>``.
-    ``judge()`` computes the features of the whole batch (the rubric's cached line and word lookups),
-    then runs the forest once for the batch. Flags: ``no-lexicon`` marks a letter, mark or ideograph
+    ``judge()`` computes the features of up to ``CHUNK`` edits (the rubric's cached line and word
+    lookups), then runs the forest once for them, until the batch is done. Flags: ``no-lexicon`` marks a letter, mark or ideograph
     edit in a language wordfreq has no list for.
     """
 
@@ -471,15 +498,19 @@ class CompactJudge:
 
     def predict_proba(self, contexts: Sequence[EditContext]) -> np.ndarray:
         """Five-level distributions of a batch of edits, shape (n, 5)."""
-        return self.model.predict_rows([_row(c) for c in contexts])
+        out = np.empty((len(contexts), LEVELS))
+        for a in range(0, len(contexts), CHUNK):
+            numeric, codes, _, _ = _columns(contexts[a : a + CHUNK])
+            out[a : a + CHUNK] = self.model.predict_columns(numeric, codes)
+        return out
 
     def judge(self, contexts: Sequence[EditContext]) -> list[Judgement]:
-        """Judge a batch of edits with one vectorised forest call."""
-        if not contexts:
-            return []
-        rows = [_row(c) for c in contexts]
-        P = self.model.predict_rows(rows).tolist()
-        return [
-            Judgement(tuple(p), cls, _FLAGS_NO_LEXICON if no_lex else _FLAGS)  # type: ignore[arg-type]
-            for p, (_, _, cls, no_lex) in zip(P, rows)
-        ]
+        """Judge a batch of edits: features and the forest's vectorised pass ``CHUNK`` edits at a
+        time, so that a large batch keeps no more than that many edits' features alive."""
+        judgements: list[Judgement] = []
+        for a in range(0, len(contexts), CHUNK):
+            numeric, codes, classes, no_lex = _columns(contexts[a : a + CHUNK])
+            P = self.model.predict_columns(numeric, codes).tolist()
+            flags = map(_FLAGS_BY_NO_LEXICON.__getitem__, no_lex.tolist())
+            judgements += map(Judgement, map(tuple, P), classes, flags)
+        return judgements

@@ -239,15 +239,24 @@ def word_span(line: Line, pos: int, gap: bool) -> tuple[int, int] | None:
     A unit that is not part of a word (space, punctuation) takes the word touching it on the
     left, else the one on the right, so that a deleted space still knows its word.
     """
+    return word_at(line, pos, gap)[0]
+
+
+def word_at(line: Line, pos: int, gap: bool) -> tuple[tuple[int, int] | None, str]:
+    """The span of the word at ``pos`` (:func:`word_span`) and its text ('' when there is none)."""
     runs, n = line.word_run, len(line.units)
     if not gap and 0 <= pos < n and runs[pos]:
-        return runs[pos]
-    left, right = pos - 1, (pos if gap else pos + 1)
-    if 0 <= left < n and runs[left]:
-        return runs[left]
-    if 0 <= right < n and runs[right]:
-        return runs[right]
-    return None
+        span = runs[pos]
+    else:
+        left, right = pos - 1, (pos if gap else pos + 1)
+        if 0 <= left < n and runs[left]:
+            span = runs[left]
+        elif 0 <= right < n and runs[right]:
+            span = runs[right]
+        else:
+            return None, ""
+    off = line.offsets
+    return span, line.text[off[span[0]] : off[span[1]]]  # type: ignore[index]
 
 
 def number_span(line: Line, pos: int, gap: bool) -> tuple[int, int] | None:
@@ -314,12 +323,13 @@ def cjk_word(line: Line, pos: int, lang: str) -> tuple[str, float]:
     while hi < pos + 3 and hi < n and kinds[hi] in _CJK_WINDOW_KINDS:
         hi += 1
     best, best_z = "", 0.0
+    text, off = line.text, line.offsets
     for size in (3, 2):
         for start in range(max(lo, pos - size + 1), min(pos, hi - size) + 1):
-            text = line.span(start, start + size)
-            z = dict_zipf(text, lang)
+            window = text[off[start] : off[start + size]]  # lo <= start < start + size <= hi
+            z = dict_zipf(window, lang)
             if z > best_z:
-                best, best_z = text, z
+                best, best_z = window, z
         if best:
             return best, best_z
     return units[pos], dict_zipf(units[pos], lang)

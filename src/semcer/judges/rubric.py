@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 import regex
 from rapidfuzz.distance import Levenshtein
@@ -37,7 +37,7 @@ from .lexicon import (
     number_span,
     number_value,
     token_count,
-    word_span,
+    word_at,
     wordfreq_version,
     zipf,
 )
@@ -59,15 +59,10 @@ _SENTENCE_END = frozenset(".!?:;¿¡。！？：；\"“”«»„(（[【「『
 _NUMBER_NEIGHBOUR_KINDS = frozenset({"punct", "symbol", "space", "digit"})
 _DECIMAL_SEPS = frozenset({".", ",", "٫", "٬"})
 _LOCAL_RADIUS = 5  # units on each side of the edit in the local window
+_CJK_WORD_KINDS = frozenset({"letter", "ideograph"})
 
 
 _similarity = Levenshtein.normalized_similarity
-
-
-@lru_cache(maxsize=1 << 14)
-def _line_pair(ref: str, hyp: str) -> tuple[Line, Line, float]:
-    """Both lines analysed, and their similarity (the whole line's share of intact text)."""
-    return line_info(ref), line_info(hyp), _similarity(ref, hyp)
 
 
 @lru_cache(maxsize=256)
@@ -92,22 +87,55 @@ def _lookup(word: str, lex: str | None) -> tuple[float, bool | None, str]:
     return z, z >= KNOWN_ZIPF, _shape(word)
 
 
+@lru_cache(maxsize=1 << 16)
+def _word_pair(ref_w: str, hyp_w: str, lang: str, lex: str | None) -> tuple[float, bool | None, str, float, bool | None, str, str, bool]:
+    """What the lexicon says about the words holding an edit (spaced languages), in one lookup:
+    Zipf frequency, known or not, and shape of each word, the word status, and whether exactly
+    one of them is a negation word. The same word pairs recur across a corpus (an OCR error on a
+    frequent word), so this is cached as a whole."""
+    ref_z, ref_known, shape = _lookup(ref_w, lex)
+    hyp_z, hyp_known, hyp_shape = _lookup(hyp_w, lex)
+    if hyp_known and ref_w and morpheme_tokenized(lex):  # type: ignore[arg-type]
+        hyp_known = token_count(hyp_w, lex) <= token_count(ref_w, lex)  # type: ignore[arg-type]
+    if not ref_w:
+        shape = hyp_shape
+    status = _word_status(lex, ref_w, hyp_w, ref_known, hyp_known)
+    return ref_z, ref_known, shape, hyp_z, hyp_known, hyp_shape, status, is_negation(ref_w, lang) != is_negation(hyp_w, lang)
+
+
 @lru_cache(maxsize=1 << 14)
-def _line_words(text: str, lex: str) -> tuple[tuple[str, ...], tuple[bool, ...]]:
-    """Words of a line (letters only, two units or more) and whether the lexicon knows each."""
-    words = tuple(w for w in _WORD_RE.findall(text) if len(w) > 1 and not any(c.isdigit() for c in w))
-    return words, tuple(zipf(w, lex) >= KNOWN_ZIPF for w in words)
+def _line_words(text: str, lex: str) -> tuple[int, int, dict[str, bool]]:
+    """Words of a line (letters only, two units or more): how many, how many the lexicon knows, and
+    whether it knows each distinct one."""
+    words = [w for w in _WORD_RE.findall(text) if len(w) > 1 and not any(c.isdigit() for c in w)]
+    known = [zipf(w, lex) >= KNOWN_ZIPF for w in words]
+    return len(words), sum(known), dict(zip(words, known))
 
 
-def _context_known(text: str, lex: str | None, skip: str) -> float | None:
-    """Share of the line's words (other than ``skip``) that the lexicon knows; None without one."""
-    if lex is None or lex in CJK_LANGS:
+@lru_cache(maxsize=1 << 14)
+def _lines(
+    ref: str, hyp: str, tag: str
+) -> tuple[Line, Line, float, str, str | None, bool, bool, tuple[int, int, dict[str, bool]] | None]:
+    """What an edit's lines and language give, once per line pair (all of its edits share it).
+
+    Both lines analysed, their similarity (the whole line's share of intact text), the language
+    (:func:`_lang_info`), and the words of the output line with what the lexicon knows of them
+    (:func:`_line_words`; None without a lexicon and for Chinese and Japanese).
+    """
+    lang, lex, cjk, neg_lang = _lang_info(tag)
+    words = None if lex is None or cjk else _line_words(hyp, lex)
+    return line_info(ref), line_info(hyp), _similarity(ref, hyp), lang, lex, cjk, neg_lang, words
+
+
+def _context_known(words: tuple[int, int, dict[str, bool]] | None, skip: str) -> float | None:
+    """Share of the output line's words (:func:`_line_words`) other than ``skip`` that the lexicon
+    knows; None without a lexicon."""
+    if words is None:
         return None
-    words, known = _line_words(text, lex)
-    n, k = len(words), sum(known)
-    if skip in words:
-        i = words.index(skip)
-        n, k = n - 1, k - known[i]
+    n, k, known = words
+    skipped = known.get(skip)
+    if skipped is not None:
+        n, k = n - 1, k - skipped
     return k / n if n else None
 
 
@@ -215,28 +243,79 @@ def _name_like(lang: str, line: Line, span: tuple[int, int] | None, word: str, s
     return False
 
 
-def edit_features(ctx: EditContext) -> dict[str, Any]:
-    """Per-edit features the rubric rules (and a learned scorer) read; plain Python values.
+class EditFeatures(NamedTuple):
+    """The per-edit features the rubric rules (and a learned scorer) read; plain Python values.
 
-    Keys: ``lang``, ``lexicon`` (wordfreq code, '' when none), ``op``, ``ref_unit``/``hyp_unit``, ``edit_class``,
-    ``ref_kind``/``hyp_kind`` (unit kinds), ``script``, ``ref_word``/``hyp_word`` (the word
-    holding the edit on each side), ``ref_zipf``/``hyp_zipf``, ``ref_known``/``hyp_known`` (None
-    without a lexicon), ``word_status``, ``shape``/``hyp_shape``, ``name_like``, ``word_len``,
-    ``pos_in_word``, ``left_kind``/``right_kind`` (reference units beside the edit, 'start'/'end'
-    at the line ends), ``in_number``, ``number_changed``, ``number_malformed``,
-    ``number_implausible``, ``number_punct``, ``negation``, ``line_sim`` (whole line),
-    ``local_sim`` (11 units around the edit), ``context_known`` (share of known words in the
-    output line), ``rel_pos``, ``line_len``.
+    A tuple with named fields rather than a dict: it is built once per judged edit, and a tuple of
+    this size costs a fraction of a dict. :func:`edit_features` gives the same values as a dict.
     """
-    lang, lex, cjk, neg_lang = _lang_info(ctx.lang)
-    ref, hyp, line_sim = _line_pair(ctx.ref, ctx.hyp)
+
+    lang: str  # primary language subtag
+    lexicon: str  # wordfreq code, '' when none
+    op: str
+    edit_class: str
+    ref_unit: str
+    hyp_unit: str
+    ref_kind: str  # unit kinds
+    hyp_kind: str
+    script: str
+    ref_word: str  # the word holding the edit on each side
+    hyp_word: str
+    ref_zipf: float
+    hyp_zipf: float
+    ref_known: bool | None  # None without a lexicon
+    hyp_known: bool | None
+    word_status: str
+    shape: str
+    hyp_shape: str
+    name_like: bool
+    word_len: int
+    pos_in_word: str
+    left_kind: str  # reference units beside the edit, 'start'/'end' at the line ends
+    right_kind: str
+    in_number: bool
+    number_changed: bool
+    number_malformed: bool
+    number_implausible: bool
+    number_punct: str
+    negation: str
+    line_sim: float  # whole line
+    local_sim: float  # 11 units around the edit
+    context_known: float | None  # share of known words in the output line
+    rel_pos: float
+    line_len: int
+
+
+_new_features = tuple.__new__  # EditFeatures from a tuple in field order, without the keyword-capable __new__
+
+
+def edit_features(ctx: EditContext) -> dict[str, Any]:
+    """Per-edit features the rubric rules (and a learned scorer) read, as a dict of plain values.
+
+    Keys: the fields of :class:`EditFeatures` (``lang``, ``lexicon`` (wordfreq code, '' when
+    none), ``op``, ``ref_unit``/``hyp_unit``, ``edit_class``, ``ref_kind``/``hyp_kind`` (unit
+    kinds), ``script``, ``ref_word``/``hyp_word`` (the word holding the edit on each side),
+    ``ref_zipf``/``hyp_zipf``, ``ref_known``/``hyp_known`` (None without a lexicon),
+    ``word_status``, ``shape``/``hyp_shape``, ``name_like``, ``word_len``, ``pos_in_word``,
+    ``left_kind``/``right_kind`` (reference units beside the edit, 'start'/'end' at the line ends),
+    ``in_number``, ``number_changed``, ``number_malformed``, ``number_implausible``,
+    ``number_punct``, ``negation``, ``line_sim`` (whole line), ``local_sim`` (11 units around the
+    edit), ``context_known`` (share of known words in the output line), ``rel_pos``, ``line_len``).
+    """
+    return feature_tuple(ctx)._asdict()
+
+
+def feature_tuple(ctx: EditContext) -> EditFeatures:
+    """The features of one edit (:class:`EditFeatures`); what the judges call, once per edit."""
+    ref, hyp, line_sim, lang, lex, cjk, neg_lang, hyp_words = _lines(ctx.ref, ctx.hyp, ctx.lang)
     rpos, hpos, op = ctx.ref_pos, ctx.hyp_pos, ctx.op
-    cls, ref_kind, hyp_kind, script = _unit_pair(ctx.ref_unit, ctx.hyp_unit)
+    ref_unit, hyp_unit = ctx.ref_unit, ctx.hyp_unit
+    cls, ref_kind, hyp_kind, script = _unit_pair(ref_unit, hyp_unit)
     ref_gap, hyp_gap = op == "I", op == "D"
 
     # The word holding the edit on each side, and what the lexicon says about it.
-    ref_span = word_span(ref, rpos, ref_gap)
-    if cjk:
+    ref_span, ref_w = word_at(ref, rpos, ref_gap)
+    if cjk:  # the word is the best-attested run of characters around the edit instead
         ref_w, ref_z = _cjk_side(ref, rpos, ref_gap, lex)  # type: ignore[arg-type]
         hyp_w, hyp_z = _cjk_side(hyp, hpos, hyp_gap, lex)  # type: ignore[arg-type]
         # A single character is nearly always some word, so it is no evidence for the output;
@@ -245,16 +324,12 @@ def edit_features(ctx: EditContext) -> dict[str, Any]:
         hyp_known = len(hyp_w) > 1 and hyp_z >= KNOWN_CJK_ZIPF
         word_len = len(ref_w)
         shape, hyp_shape = _shape(ref_w or hyp_w), _shape(hyp_w)
+        word_status = _word_status(lex, ref_w, hyp_w, ref_known, hyp_known)
+        negation_changed = neg_lang and is_negation(ref_w, lang) != is_negation(hyp_w, lang)
     else:
-        ref_w = _span_text(ref, ref_span)
-        hyp_w = _span_text(hyp, word_span(hyp, hpos, hyp_gap))
-        ref_z, ref_known, shape = _lookup(ref_w, lex)
-        hyp_z, hyp_known, hyp_shape = _lookup(hyp_w, lex)
-        if hyp_known and ref_w and morpheme_tokenized(lex):  # type: ignore[arg-type]
-            hyp_known = token_count(hyp_w, lex) <= token_count(ref_w, lex)  # type: ignore[arg-type]
+        hyp_w = word_at(hyp, hpos, hyp_gap)[1]
+        ref_z, ref_known, shape, hyp_z, hyp_known, hyp_shape, word_status, negation_changed = _word_pair(ref_w, hyp_w, lang, lex)
         word_len = (ref_span[1] - ref_span[0]) if ref_span else 0
-        if not ref_w:
-            shape = hyp_shape
 
     # Numbers: the digit run (with inner separators) at the edit on each side.
     in_number = number_changed = number_implausible = False
@@ -262,7 +337,7 @@ def edit_features(ctx: EditContext) -> dict[str, Any]:
     if ref.has_digit or hyp.has_digit:
         ref_num = _span_text(ref, number_span(ref, rpos, ref_gap))
         hyp_num = _span_text(hyp, number_span(hyp, hpos, hyp_gap))
-        main_kind = ref_kind if ctx.ref_unit else hyp_kind
+        main_kind = ref_kind if ref_unit else hyp_kind
         in_number = bool(ref_num or hyp_num) and (cls == "digit" or main_kind in _NUMBER_NEIGHBOUR_KINDS)
         if in_number:
             number_changed = number_value(ref_num) != number_value(hyp_num)
@@ -271,53 +346,54 @@ def edit_features(ctx: EditContext) -> dict[str, Any]:
             number_punct = _number_punct(ctx, ref, hyp)
 
     # Neighbours of the edit in the reference (for an insertion: of the gap).
-    n_ref = len(ref.kinds)
-    left_kind = ref.kinds[rpos - 1] if 0 < rpos <= n_ref else "start"
+    kinds = ref.kinds
+    n_ref = len(kinds)
+    left_kind = kinds[rpos - 1] if 0 < rpos <= n_ref else "start"
     right_i = rpos if ref_gap else rpos + 1
-    right_kind = ref.kinds[right_i] if 0 <= right_i < n_ref else "end"
+    right_kind = kinds[right_i] if 0 <= right_i < n_ref else "end"
 
     negation = ""
-    if neg_lang and is_negation(ref_w, lang) != is_negation(hyp_w, lang):
+    if negation_changed:
         negation = _negation_change(ctx, lang, ref_w, hyp_w, hyp)
         if negation == "swap" and not hyp_known:
             negation = ""  # a garbled negation word is a non-word: the letter rules judge it
 
-    return {
-        "lang": lang,
-        "lexicon": lex or "",
-        "op": op,
-        "edit_class": cls,
-        "ref_unit": ctx.ref_unit,
-        "hyp_unit": ctx.hyp_unit,
-        "ref_kind": ref_kind,
-        "hyp_kind": hyp_kind,
-        "script": script,
-        "ref_word": ref_w,
-        "hyp_word": hyp_w,
-        "ref_zipf": ref_z,
-        "hyp_zipf": hyp_z,
-        "ref_known": ref_known,
-        "hyp_known": hyp_known,
-        "word_status": _word_status(cls, lex, ref_w, hyp_w, ref_known, hyp_known),
-        "shape": shape,
-        "hyp_shape": hyp_shape,
-        "name_like": _name_like(lang, ref, ref_span, ref_w, shape),
-        "word_len": word_len,
-        "pos_in_word": _pos_in_word(ref_span, rpos, ref_gap),
-        "left_kind": left_kind,
-        "right_kind": right_kind,
-        "in_number": in_number,
-        "number_changed": number_changed,
-        "number_malformed": cls == "digit" and "letter" in (ref_kind, hyp_kind),
-        "number_implausible": number_implausible,
-        "number_punct": number_punct,
-        "negation": negation,
-        "line_sim": line_sim,
-        "local_sim": _similarity(_window(ref, rpos), _window(hyp, hpos)),
-        "context_known": _context_known(ctx.hyp, lex, hyp_w),
-        "rel_pos": rpos / max(1, len(ref.units)),
-        "line_len": len(ref.units),
-    }
+    return _new_features(EditFeatures, (
+        lang,
+        lex or "",
+        op,
+        cls,
+        ref_unit,
+        hyp_unit,
+        ref_kind,
+        hyp_kind,
+        script,
+        ref_w,
+        hyp_w,
+        ref_z,
+        hyp_z,
+        ref_known,
+        hyp_known,
+        word_status,
+        shape,
+        hyp_shape,
+        _name_like(lang, ref, ref_span, ref_w, shape),
+        word_len,
+        _pos_in_word(ref_span, rpos, ref_gap),
+        left_kind,
+        right_kind,
+        in_number,
+        number_changed,
+        cls == "digit" and "letter" in (ref_kind, hyp_kind),
+        number_implausible,
+        number_punct,
+        negation,
+        line_sim,
+        _similarity(_window(ref, rpos), _window(hyp, hpos)),
+        _context_known(hyp_words, hyp_w),
+        rpos / (n_ref or 1),
+        n_ref,
+    ))
 
 
 def _digit_at(line: Line, i: int) -> bool:
@@ -348,11 +424,11 @@ def _cjk_side(line: Line, pos: int, gap: bool, lang: str) -> tuple[str, float]:
     """Chinese/Japanese word at ``pos``; for a gap, the best window joined across it."""
     if not gap:
         return cjk_word(line, pos, lang)
-    units, best, best_z = line.units, "", 0.0
+    n, kinds, best, best_z = len(line.units), line.kinds, "", 0.0
     for start, end in ((pos - 1, pos + 1), (pos - 2, pos + 1), (pos - 1, pos + 2)):
-        if start < 0 or end > len(units):
+        if start < 0 or end > n:
             continue
-        if all(k in ("letter", "ideograph") for k in line.kinds[start:end]):
+        if _CJK_WORD_KINDS.issuperset(kinds[start:end]):
             text = line.span(start, end)
             z = dict_zipf(text, lang)
             if z > best_z:
@@ -360,9 +436,7 @@ def _cjk_side(line: Line, pos: int, gap: bool, lang: str) -> tuple[str, float]:
     return best, best_z
 
 
-def _word_status(
-    cls: str, lex: str | None, ref_w: str, hyp_w: str, ref_known: bool | None, hyp_known: bool | None
-) -> str:
+def _word_status(lex: str | None, ref_w: str, hyp_w: str, ref_known: bool | None, hyp_known: bool | None) -> str:
     """What the edit does to its word: same, non-word, real-word, unknown-ref, none, no-lexicon."""
     if not ref_w and not hyp_w:
         return "none"
@@ -435,6 +509,8 @@ RULES: tuple[Rule, ...] = (
     Rule("other", 1, 0.5, "anything else", "a control or format character"),
 )
 RULES_BY_ID = {r.id: r for r in RULES}
+_BASE = {r.id: r.base for r in RULES}
+_LEVEL = {r.id: r.level for r in RULES}
 
 #: Local similarity (window of 11 units around the edit) below which the stretch is garbled.
 GARBLED_LOCAL_SIM = 0.6
@@ -458,51 +534,51 @@ def _clip(x: float) -> float:
     return 0.0 if x < 0.0 else 1.0 if x > 1.0 else x
 
 
-def _damage(f: dict[str, Any]) -> float:
+def _damage(f: EditFeatures) -> float:
     """How garbled the output around the edit is: 0 when intact, 1 when mostly wrong."""
-    return _clip((0.95 - (f["line_sim"] + f["local_sim"]) / 2) * 3)
+    return _clip((0.95 - (f.line_sim + f.local_sim) / 2) * 3)
 
 
-def _rule_id(f: dict[str, Any]) -> str:
+def _rule_id(f: EditFeatures) -> str:
     """The first rule of the table (in the order of docs/rubric.md) that matches the features."""
-    cls = f["edit_class"]
-    neg = f["negation"]
+    cls = f.edit_class
+    neg = f.negation
     if neg:
         return {"lost": "negation", "gained": "negation", "swap": "negation-swap"}.get(neg, "negation-partial")
-    if cls == "case" and f["pos_in_word"] == "whole":
+    if cls == "case" and f.pos_in_word == "whole":
         return "case-symbol"
     if cls in ("compat", "homoglyph", "case"):
         return cls
     if cls in ("whitespace", "punct"):
-        np_ = f["number_punct"]
+        np_ = f.number_punct
         if np_ in ("merged", "split"):
             return "number-space" if cls == "whitespace" else "number-punct"
         if np_ == "decimal":
             return "decimal-punct"
         if (
-            f["op"] != "I"
-            and f["ref_unit"] in _PREFIX_SYMBOLS
-            and f["left_kind"] in ("space", "start")
-            and f["right_kind"] in _WORD_KINDS
+            f.op != "I"
+            and f.ref_unit in _PREFIX_SYMBOLS
+            and f.left_kind in ("space", "start")
+            and f.right_kind in _WORD_KINDS
         ):
             return "punct-prefix"
         return cls
     if cls == "digit":
-        if f["number_malformed"]:
-            return "digit-letter-code" if f["shape"] in ("upper", "alnum") else "digit-letter"
-        if f["ref_kind"] in _BREAKS or f["hyp_kind"] in _BREAKS:
+        if f.number_malformed:
+            return "digit-letter-code" if f.shape in ("upper", "alnum") else "digit-letter"
+        if f.ref_kind in _BREAKS or f.hyp_kind in _BREAKS:
             return "digit-broken"
-        if f["in_number"] and not f["number_changed"]:
+        if f.in_number and not f.number_changed:
             return "number-same"
-        return "number-implausible" if f["number_implausible"] else "number-changed"
+        return "number-implausible" if f.number_implausible else "number-changed"
     if cls in _CONTENT:
-        if f["local_sim"] < GARBLED_LOCAL_SIM:
+        if f.local_sim < GARBLED_LOCAL_SIM:
             return "garbled"
-        status = f["word_status"]
+        status = f.word_status
         if cls == "ideograph":
             return "ideograph-word" if status == "real-word" else "ideograph"
         if status == "real-word":
-            if f["name_like"] and f["hyp_shape"] == f["shape"]:
+            if f.name_like and f.hyp_shape == f.shape:
                 return "name-to-word"
             return "mark-real-word" if cls == "mark" else "real-word"
         if status == "unknown-ref":
@@ -513,21 +589,24 @@ def _rule_id(f: dict[str, Any]) -> str:
     return "other"
 
 
-def rubric_rule(f: dict[str, Any]) -> tuple[str, float]:
+def rubric_rule(f: EditFeatures | Mapping[str, Any]) -> tuple[str, float]:
     """The rule for an edit's features and its tilt in [0, 1] toward the next level up.
 
-    The tilt orders edits inside one level only: the rule's base, plus the damage around the edit
-    (a garbled neighbourhood makes recovery harder), plus for real-word errors the plausibility of
-    the new word. The level itself is always the rule's.
+    ``f`` is an :class:`EditFeatures` or the dict :func:`edit_features` gives. The tilt orders
+    edits inside one level only: the rule's base, plus the damage around the edit (a garbled
+    neighbourhood makes recovery harder), plus for real-word errors the plausibility of the new
+    word. The level itself is always the rule's.
     """
+    if not isinstance(f, EditFeatures):
+        f = EditFeatures(*(f[k] for k in EditFeatures._fields))
     rule_id = _rule_id(f)
-    tilt = RULES_BY_ID[rule_id].base
+    tilt = _BASE[rule_id]
     if rule_id in _REAL_WORD_RULES:
-        dz = f["hyp_zipf"] - f["ref_zipf"]
+        dz = f.hyp_zipf - f.ref_zipf
         tilt += (1.0 - tilt) * _clip(0.5 + PLAUSIBILITY_SLOPE * (dz + 1.5))
-    elif f["edit_class"] in _CONTENT or rule_id in ("punct", "digit-letter"):
+    elif f.edit_class in _CONTENT or rule_id in ("punct", "digit-letter"):
         tilt += DAMAGE_WEIGHT * _damage(f)
-    if rule_id == "punct" and f["op"] == "D":
+    if rule_id == "punct" and f.op == "D":
         tilt += 0.2  # a lost mark of punctuation is missed more often than an extra one
     return rule_id, _clip(tilt)
 
@@ -598,12 +677,12 @@ class RubricJudge:
 
     def judge_one(self, ctx: EditContext) -> Judgement:
         """Judge one edit."""
-        f = edit_features(ctx)
+        f = feature_tuple(ctx)
         rule_id, tilt = rubric_rule(f)
-        cls = f["edit_class"]
-        no_lex = not f["lexicon"] and cls in _CONTENT
-        p = level_distribution(RULES_BY_ID[rule_id].level, tilt, self.mode_mass)
-        return Judgement(p, edit_class=cls, flags=(_FLAGS_NO_LEXICON if no_lex else _FLAGS)[rule_id])  # type: ignore[arg-type]
+        cls = f.edit_class
+        no_lex = not f.lexicon and cls in _CONTENT
+        p = level_distribution(_LEVEL[rule_id], tilt, self.mode_mass)
+        return Judgement(p, cls, (_FLAGS_NO_LEXICON if no_lex else _FLAGS)[rule_id])  # type: ignore[arg-type]
 
     def judge(self, contexts: Sequence[EditContext]) -> list[Judgement]:
         """Judge a batch of edits (each on its own; lines shared by edits are analysed once)."""
