@@ -367,6 +367,7 @@ def _loop(pairs, unit, pol, empty_ref, need_edits, offsets, progress, rows, skip
     xsplit = _CLUSTER.findall
     fsplit = fast_splitter() or xsplit
     append = rows.append
+    get_ref, get_hyp = itemgetter(1), itemgetter(2)
     for lo in range(0, len(pairs), _CHUNK):
         chunk = pairs[lo : lo + _CHUNK]
         n = len(chunk)
@@ -377,7 +378,7 @@ def _loop(pairs, unit, pol, empty_ref, need_edits, offsets, progress, rows, skip
                     append(new(LineResult, (p[0], p[3], p[4], al.stats, al.edits, al)))
             bar.update(n)
             continue
-        texts, flags = _prepared([p[1] for p in chunk] + [p[2] for p in chunk], unit, pol)
+        texts, flags = _prepared(list(map(get_ref, chunk)) + list(map(get_hyp, chunk)), unit, pol)
         if flags is None:
             flags = [0] * (2 * n)
         for p, r, h, fr, fh in zip(chunk, texts[:n], texts[n:], flags[:n], flags[n:]):

@@ -173,14 +173,14 @@ def scan(texts: Sequence[str]) -> np.ndarray:
         nonempty = lengths > 0
         f = table[cps]
         got = np.bitwise_or.reduceat(f, starts[nonempty])
-        if (got & (_PAIR | _ORDER)).any():
-            # a pair code point after a mark or after a starter it composes with, or a mark after
-            # a mark of a higher class (a hit across two strings only sends the second one to the
-            # exact check)
-            pos = np.flatnonzero(f & (_PAIR | _ORDER))
-            pos = pos[pos > 0]
-            pair = (f[pos] & _PAIR) != 0
-            pp, po = pos[pair], pos[~pair]
+        if (got & (_PAIR | _ORDER | _LINKER)).any():
+            pos = np.flatnonzero(f & (_PAIR | _ORDER | _LINKER))
+            kind = f[pos]
+            # NFC: a pair code point after a mark or after a starter it composes with, or a mark
+            # after a mark of a higher class (a hit across two strings only sends the second one
+            # to the exact check)
+            pp, po = pos[(kind & _PAIR) != 0], pos[(kind & _ORDER) != 0]
+            pp, po = pp[pp > 0], po[po > 0]
             ccc = _ccc_table()
             after_mark = (ccc[cps[pp - 1]] != 0) & (ccc[cps[pp]] != 0)  # (a starter after a mark is blocked)
             hit = np.concatenate([
@@ -189,13 +189,12 @@ def scan(texts: Sequence[str]) -> np.ndarray:
             ])
             if hit.size:
                 got[np.searchsorted(starts[nonempty], hit, side="right") - 1] |= NFC
-            got &= ~np.uint8(_PAIR | _ORDER)
-        if (got & _LINKER).any():  # a linker not right after a consonant: \X segments that line
-            pos = np.flatnonzero(f & _LINKER)
-            # (a linker that starts its string has nothing before it, whatever the previous string holds)
-            loose = pos[((f[pos - 1] & _CONSONANT) == 0) | np.isin(pos, starts[nonempty])]
+            # segmentation: a linker not right after a consonant goes to \X (a linker that starts
+            # its string has nothing before it, whatever the previous string holds)
+            pl = pos[(kind & _LINKER) != 0]
+            loose = pl[((f[pl - 1] & _CONSONANT) == 0) | np.isin(pl, starts[nonempty])]
             if loose.size:
                 got[np.searchsorted(starts[nonempty], loose, side="right") - 1] |= SLOW_SEGMENT
-        got &= ~np.uint8(_LINKER | _CONSONANT)
+        got &= ~np.uint8(_PAIR | _ORDER | _LINKER | _CONSONANT)
         out[lo : lo + len(part)][nonempty] = got
     return out
