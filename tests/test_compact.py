@@ -17,7 +17,12 @@ from semcer.judge_eval import clear_pair_share, load_labelled, spearman
 from semcer.judges import JUDGE_NAMES, Judge, resolve_judge
 from conftest import one_edit_context
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from semcer.judges.base import EditContext
 from semcer.judges.compact import (
+    CHUNK,
     FEATURE_NAMES,
     FOREST_FILE,
     META_FILE,
@@ -27,6 +32,7 @@ from semcer.judges.compact import (
     featurize,
     load_model,
 )
+from semcer.judges.edit_class import graphemes
 from semcer.judges.forest import Forest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,6 +113,32 @@ def test_predictions_are_distributions(judge, dev):
     assert np.abs(judge.model.forest.predict_proba(X) - P).max() < 1e-12
     # A batch gives the same answers as one edit at a time.
     assert [judge.judge([c])[0].p for c in contexts[:20]] == [j.p for j in out[:20]]
+
+
+def test_every_path_gives_the_same_floats(judge, dev):
+    """One call over several chunks, smaller batches, predict_proba and the dense matrix agree exactly."""
+    contexts, _ = dev
+    assert len(contexts) > 2 * CHUNK
+    one = [j.p for j in judge.judge(contexts)]
+    assert [j.p for i in range(0, len(contexts), 100) for j in judge.judge(contexts[i : i + 100])] == one
+    assert judge.predict_proba(contexts).tolist() == [list(p) for p in one]
+    assert judge.model.predict_proba(featurize(contexts)[0]).tolist() == [list(p) for p in one]
+    assert all(type(x) is float for p in one[:10] for x in p)
+
+
+_CTX_TEXT = st.text(alphabet=st.sampled_from(list("ab đấng文件 .,0123Oः्ि-\u0301")), max_size=12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ref=_CTX_TEXT, hyp=_CTX_TEXT, op=st.sampled_from("SID"), rp=st.integers(-2, 14), hp=st.integers(-2, 14),
+       lang=st.sampled_from(["vi", "zh_CN", "th", "de", "ko", "", "xx-YY"]))
+def test_any_context_gets_a_distribution(judge, ref, hyp, op, rp, hp, lang):
+    ru = "" if op == "I" else (graphemes(ref)[rp] if 0 <= rp < len(graphemes(ref)) else "a")
+    hu = "" if op == "D" else (graphemes(hyp)[hp] if 0 <= hp < len(graphemes(hyp)) else "b")
+    c = EditContext(lang, op, ru, hu, rp, hp, ref, hyp, ref, hyp)
+    j = judge.judge([c])[0]
+    assert j.p is not None and abs(sum(j.p) - 1.0) < 1e-12 and all(x >= 0 for x in j.p)
+    assert judge.judge([c, c])[1] == j
 
 
 def test_features_have_no_missing_values(dev):
@@ -203,6 +235,29 @@ def test_numpy_forest_equals_lightgbm(max_depth):
     else:
         with pytest.raises(ValueError, match="depth"):
             TableForest(forest)
+
+
+def test_table_forest_one_hot_conditions_that_always_or_never_hold():
+    """On a 0/1 column, a threshold of 1 or more always holds and one below 0 never does."""
+    # Column 0 numeric, columns 1 and 2 the one-hot group 0. Tree 0: x2 <= 1.5 (always), then
+    # x1 <= -0.5 (never); tree 1: x0 <= 0.3, then x1 <= 0.5 (x1 not set).
+    feature = np.array([2, 1, -1, -1, -1, 0, 1, -1, -1, -1], np.int32)
+    threshold = np.array([1.5, -0.5, 0, 0, 0, 0.3, 0.5, 0, 0, 0])
+    left = np.array([1, 3, 2, 3, 4, 6, 7, 7, 8, 9], np.int32)
+    right = np.array([2, 4, 2, 3, 4, 9, 8, 7, 8, 9], np.int32)
+    value = np.array([0, 0, 3.0, 1.0, 2.0, 0, 0, 0.25, -0.75, 0.5])
+    forest = Forest(feature, threshold, left, right, value, np.array([0, 5], np.int32), 1, 2)
+    rng = np.random.default_rng(0)
+    numeric = rng.random((50, 1))
+    codes = 1 + rng.integers(0, 2, size=(50, 1))
+    X = np.zeros((50, 3))
+    X[:, 0] = numeric[:, 0]
+    X[np.arange(50), codes[:, 0]] = 1.0
+    fast = TableForest(forest, [-1, 0, 0])
+    expected = forest.raw_scores(X)
+    assert np.array_equal(fast.raw_scores_parts(numeric, codes), expected)
+    assert np.array_equal(fast.raw_scores(X), expected)
+    assert set(expected[:, 0]) == {2.25, 1.25, 2.5}
 
 
 def test_training_is_reproducible(tmp_path):

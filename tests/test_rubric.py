@@ -24,9 +24,19 @@ from semcer.judges.lexicon import (
     number_implausible,
     number_span,
     number_value,
+    word_at,
     word_span,
 )
-from semcer.judges.rubric import RULES, RULES_BY_ID, RubricJudge, edit_features, level_distribution, rubric_rule
+from semcer.judges.rubric import (
+    RULES,
+    RULES_BY_ID,
+    EditFeatures,
+    RubricJudge,
+    edit_features,
+    feature_tuple,
+    level_distribution,
+    rubric_rule,
+)
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "severity"
 
@@ -133,6 +143,8 @@ def test_word_and_number_spans():
     line = line_info("Total: 1,250.00 € (Zeile)")
     assert word_span(line, 1, False) == (0, 5)  # inside "Total"
     assert word_span(line, 5, False) == (0, 5)  # ":" takes the word on its left
+    assert word_at(line, 5, False) == ((0, 5), "Total") and word_at(line, 5, True) == ((0, 5), "Total")
+    assert word_at(line_info("a - b"), 2, False) == (None, "")  # no word touches the dash
     assert number_span(line, 9, False) == (7, 15)  # "," inside 1,250.00
     assert line.span(7, 15) == "1,250.00"
     gap = line_info("Debian 31")
@@ -263,6 +275,20 @@ def test_features_are_plain_values():
     assert f["in_number"] and f["number_changed"] and f["edit_class"] == "digit"
 
 
+@pytest.mark.parametrize("lang,ref,hyp", [
+    ("de", "Die Zeile ist zu lang", "Die Zeie ist zu lang"),
+    ("zh_CN", "无法打开文件", "无法打开又件"),
+    ("th", "ไม่สามารถลบรายชื่อ", "ไม่สามรรถลบรายชื่อ"),
+    ("vi", "Tổng cộng: 288.000 đ", "Tổng cộng: 238.000 đ"),
+])
+def test_feature_tuple_is_the_dict_in_field_order(lang, ref, hyp):
+    c = ctx(lang, ref, hyp)
+    t, d = feature_tuple(c), edit_features(c)
+    assert isinstance(t, EditFeatures) and list(d) == list(EditFeatures._fields)
+    assert tuple(d.values()) == t and [type(v) for v in d.values()] == [type(v) for v in t]
+    assert rubric_rule(d) == rubric_rule(t)
+
+
 _CTX_TEXT = st.text(alphabet=st.sampled_from(list("ab đấng文件 .,0123Oः्ि-\u0301")), max_size=12)
 
 
@@ -275,8 +301,9 @@ def test_any_context_gets_a_valid_distribution(ref, hyp, op, rp, hp, lang):
     c = EditContext(lang, op, ru, hu, rp, hp, ref, hyp, ref, hyp)
     j = JUDGE.judge([c])[0]
     assert j.p is not None and math.isclose(sum(j.p), 1.0) and all(x >= 0 for x in j.p)
-    rule_id, _ = rubric_rule(edit_features(c))
+    rule_id, tilt = rubric_rule(edit_features(c))
     assert j.mode == RULES_BY_ID[rule_id].level
+    assert rubric_rule(feature_tuple(c)) == (rule_id, tilt)
 
 
 # --- Agreement with the labels (dev split) ------------------------------------------------

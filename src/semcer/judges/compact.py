@@ -510,7 +510,8 @@ class CompactJudge:
         judgements: list[Judgement] = []
         for a in range(0, len(contexts), CHUNK):
             numeric, codes, classes, no_lex = _columns(contexts[a : a + CHUNK])
-            P = self.model.predict_columns(numeric, codes).tolist()
+            P = self.model.predict_columns(numeric, codes)
+            distributions = zip(*P.T.tolist())  # one tuple of five floats per edit
             flags = map(_FLAGS_BY_NO_LEXICON.__getitem__, no_lex.tolist())
-            judgements += map(Judgement, map(tuple, P), classes, flags)
+            judgements += map(Judgement, distributions, classes, flags)
         return judgements

@@ -358,41 +358,41 @@ def feature_tuple(ctx: EditContext) -> EditFeatures:
         if negation == "swap" and not hyp_known:
             negation = ""  # a garbled negation word is a non-word: the letter rules judge it
 
-    return _new_features(EditFeatures, (
+    return _new_features(EditFeatures, (  # in field order
         lang,
-        lex or "",
+        lex or "",  # lexicon
         op,
-        cls,
+        cls,  # edit_class
         ref_unit,
         hyp_unit,
         ref_kind,
         hyp_kind,
         script,
-        ref_w,
-        hyp_w,
-        ref_z,
-        hyp_z,
+        ref_w,  # ref_word
+        hyp_w,  # hyp_word
+        ref_z,  # ref_zipf
+        hyp_z,  # hyp_zipf
         ref_known,
         hyp_known,
         word_status,
         shape,
         hyp_shape,
-        _name_like(lang, ref, ref_span, ref_w, shape),
+        _name_like(lang, ref, ref_span, ref_w, shape),  # name_like
         word_len,
-        _pos_in_word(ref_span, rpos, ref_gap),
+        _pos_in_word(ref_span, rpos, ref_gap),  # pos_in_word
         left_kind,
         right_kind,
         in_number,
         number_changed,
-        cls == "digit" and "letter" in (ref_kind, hyp_kind),
+        cls == "digit" and "letter" in (ref_kind, hyp_kind),  # number_malformed
         number_implausible,
         number_punct,
         negation,
         line_sim,
-        _similarity(_window(ref, rpos), _window(hyp, hpos)),
-        _context_known(hyp_words, hyp_w),
-        rpos / (n_ref or 1),
-        n_ref,
+        _similarity(_window(ref, rpos), _window(hyp, hpos)),  # local_sim
+        _context_known(hyp_words, hyp_w),  # context_known
+        rpos / (n_ref or 1),  # rel_pos
+        n_ref,  # line_len
     ))
 
 
