@@ -183,8 +183,10 @@ def scan(texts: Sequence[str]) -> np.ndarray:
             pp, po = pp[pp > 0], po[po > 0]
             ccc = _ccc_table()
             after_mark = (ccc[cps[pp - 1]] != 0) & (ccc[cps[pp]] != 0)  # (a starter after a mark is blocked)
+            codes = (cps[pp - 1].astype(np.uint64) << 21) | cps[pp]
+            at = np.minimum(np.searchsorted(composable, codes), composable.size - 1)
             hit = np.concatenate([
-                pp[after_mark | np.isin((cps[pp - 1].astype(np.uint64) << 21) | cps[pp], composable)],
+                pp[after_mark | (composable[at] == codes)],
                 po[ccc[cps[po - 1]] > ccc[cps[po]]],
             ])
             if hit.size:
@@ -192,7 +194,9 @@ def scan(texts: Sequence[str]) -> np.ndarray:
             # segmentation: a linker not right after a consonant goes to \X (a linker that starts
             # its string has nothing before it, whatever the previous string holds)
             pl = pos[(kind & _LINKER) != 0]
-            loose = pl[((f[pl - 1] & _CONSONANT) == 0) | np.isin(pl, starts[nonempty])]
+            first = np.zeros(cps.size, dtype=bool)
+            first[starts[nonempty]] = True
+            loose = pl[((f[pl - 1] & _CONSONANT) == 0) | first[pl]]
             if loose.size:
                 got[np.searchsorted(starts[nonempty], loose, side="right") - 1] |= SLOW_SEGMENT
         got &= ~np.uint8(_PAIR | _ORDER | _LINKER | _CONSONANT)
