@@ -173,3 +173,24 @@ def test_grapheme_cases_devanagari_vietnamese_chinese_emoji():
     fam = "👨\u200d👩\u200d👧"
     assert semcer.cer(fam + "ok", "👨ok") == pytest.approx(1 / 3)
     assert math.isclose(semcer.cer("🇩🇪🇫🇷", "🇩🇪🇫🇷"), 0.0)
+
+
+def test_collector_state_is_restored_and_a_programs_frozen_objects_stay_frozen():
+    import gc
+
+    assert gc.isenabled()
+    semcer.evaluate(["abc", "ক্ষ"], ["abd", "ক্ষা"], edits=True)
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    gc.disable()
+    try:
+        semcer.evaluate(["abc"], ["abd"])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    gc.freeze()  # a program that froze its objects (e.g. before forking) keeps them frozen
+    try:
+        frozen = gc.get_freeze_count()
+        semcer.evaluate(["abc"], ["abd"], edits=True)
+        assert gc.get_freeze_count() == frozen > 0
+    finally:
+        gc.unfreeze()
