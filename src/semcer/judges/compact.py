@@ -343,9 +343,9 @@ class TableForest:
         self.cond_threshold = np.array([t for _, t in numeric + hot], np.float64)[:, None]
         self.n_numeric = len(numeric)
         # Split path: the one-hot conditions as (group, column); codes are compared as int16
-        # when every column fits.
+        # when every column number fits.
         self.hot_group = np.array([group(f) for f, _ in hot], np.intp)
-        self.code_dtype = np.int16 if self.cond_feature.size == 0 or self.cond_feature.max() < 2**15 else np.intp
+        self.code_dtype = np.int16 if one_hot is None or len(one_hot) <= 2**15 else np.intp
         self.hot_column = np.array([f for f, _ in hot], self.code_dtype)[:, None]
         self.slot_rows = slots.ravel()  # the condition row of slot s of tree t, at s * n_trees + t
         self.table = table.ravel()
