@@ -157,3 +157,11 @@ def test_a_virama_trusted_only_right_after_a_consonant():
     got = scan(["\u0915\u094d\u0937", "a\u094d\u0915", "\u0915", "\u094d\u0915", "\u0915\u093c\u094d\u0937"]).tolist()
     assert [bool(f & slow) for f in got] == [False, True, False, True, True]
     assert len(regex.findall(r"\X", "a\u094d\u0915")) == 1  # Unicode 18.0's GB9c, which ugrapheme lacks
+
+
+def test_lone_surrogates_are_segmented_by_regex():
+    texts = ["a\ud800\u0301", "\u0915\ud800\u094d\u0915", "\udc00\u200d\U0001f600"]
+    flags = scan(texts).tolist()
+    assert all(f & JOINS and f & scan_mod.SLOW_SEGMENT for f in flags)
+    for t in texts:
+        assert list(units.segment(t)) == regex.findall(r"\X", t)

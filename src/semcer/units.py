@@ -97,7 +97,8 @@ def ugrapheme_gaps() -> FastSegmenter | None:
     if table.REGEX_VERSION != regex.__version__ or table.UGRAPHEME_VERSION != ug_version:
         return None
     linkers = tuple(getattr(table, "CONTEXT_LINKERS", ()))
-    gaps = tuple((a, b) for a, b in table.RANGES if not (a == b and a in linkers))
+    # lone surrogates (possible in a Python str, never probed) are left to \X as well
+    gaps = tuple((a, b) for a, b in table.RANGES if not (a == b and a in linkers)) + ((0xD800, 0xDFFF),)
     if any(a <= c <= b for c in linkers for a, b in gaps):  # a linker inside a merged range
         return FastSegmenter(table.RANGES, (), ())
     return FastSegmenter(gaps, linkers, tuple(getattr(table, "CONSONANTS", ())))
