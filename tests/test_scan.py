@@ -6,11 +6,13 @@ import unicodedata
 import numpy as np
 import pytest
 import regex
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
 import semcer
-from semcer import _nfc_suspects, scan as scan_mod, units
+from semcer import _nfc_suspects, units
+from semcer import scan as scan_mod
 from semcer.policy import get_policy
 from semcer.scan import JOINS, NFC, nfc_tables, scan
 

@@ -6,9 +6,9 @@ line costs more than aligning the line. Here every string is encoded once (UTF-3
 point looked up in a table of flags; a line's flags are the bitwise OR over its code points:
 
 - ``JOINS``: a code point that can join a cluster (from ``regex``'s data, ``_joiners.py``);
-- ``NFC``: a code point that NFC could change or compose with its neighbour (from the running
-  Python's ``unicodedata``: canonical combining class ≠ 0, not NFC on its own, the second part of
-  a canonical decomposition, or a character whose decomposition starts with such a part);
+- ``NFC``: NFC could change the string: a code point that is not NFC on its own, a mark out of
+  canonical order after the previous character, or a code point that composes with the one
+  before it (from the running Python's ``unicodedata``; see :func:`nfc_tables`);
 - ``SLOW_SEGMENT``: a code point where the fast segmenter (``ugrapheme``) may disagree with
   ``regex``'s ``\\X`` (``_ugrapheme_gaps.py``), or a virama (Indic_Conjunct_Break=Linker) that
   does not come right after a consonant, where Unicode 16's rule GB9c (ugrapheme) and 18's
