@@ -12,14 +12,9 @@ from pathlib import Path
 
 import regex
 
-from semcer.units import _JOINER, unicode_versions
+from semcer.units import joiner_ranges_from_regex, unicode_versions
 
-every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
-ranges = []
-for m in regex.finditer(f"(?:{_JOINER.pattern})+", every):
-    ranges.append((ord(m.group()[0]), ord(m.group()[-1])))
-# a run in `every` is contiguous in code points except across the surrogate gap, which no joiner spans
-assert sum(b - a + 1 for a, b in ranges) == len(_JOINER.findall(every))
+ranges = joiner_ranges_from_regex()
 version = unicode_versions()["segmenter"]
 body = ",\n".join(f"    (0x{a:04X}, 0x{b:04X})" for a, b in ranges)
 out = Path(__file__).resolve().parent.parent / "src" / "semcer" / "_joiners.py"

@@ -52,6 +52,7 @@ import ugrapheme
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
+from semcer.scan import ranges as span_ranges  # noqa: E402
 from semcer.units import unicode_versions  # noqa: E402
 
 SEP = "\x1f"  # INFORMATION SEPARATOR ONE: GCB=Control in both libraries (checked per batch)
@@ -252,16 +253,6 @@ def task(args: tuple[int, int, bool, frozenset[int]]) -> tuple[set[int], dict]:
     return gaps, stats
 
 
-def _ranges(cps: set[int]) -> list[tuple[int, int]]:
-    out: list[list[int]] = []
-    for c in sorted(cps):
-        if out and out[-1][1] == c - 1:
-            out[-1][1] = c
-        else:
-            out.append([c, c])
-    return [(a, b) for a, b in out]
-
-
 def _check_separator() -> None:
     for s in (CR + SEP, SEP + LF, EP + ZWJ + SEP + EP, RI + SEP + RI, KA + VIRAMA + SEP + KA, PREP + SEP, SEP + ACUTE):
         for seg in (_CLUSTER.findall, ugrapheme.grapheme_split):
@@ -304,7 +295,7 @@ def main() -> None:
         print(f"context stage: {len(more)} more gaps, {len(context_linkers)} linkers of both libraries, "
               f"{len(consonants)} consonants of both")
         gaps |= more
-    ranges = _ranges(gaps)
+    ranges = span_ranges(sorted(gaps))
     context = {ord(ch) for p in active for ch in "".join(p)}
     if context & gaps:  # harmless (only conservative), but worth knowing
         print("note: context code points that are gaps:", sorted(f"U+{c:04X}" for c in context & gaps))
@@ -346,7 +337,7 @@ def main() -> None:
         "# right before each is one of CONSONANTS (an InCB=Consonant for both); semcer checks that per line.\n"
         f"CONTEXT_LINKERS: tuple[int, ...] = ({''.join(f'0x{c:04X}, ' for c in context_linkers)})\n\n"
         "CONSONANTS: tuple[tuple[int, int], ...] = (\n"
-        + "".join(f"    (0x{a:04X}, 0x{b:04X}),\n" for a, b in _ranges(consonants)) + ")\n",
+        + "".join(f"    (0x{a:04X}, 0x{b:04X}),\n" for a, b in span_ranges(sorted(consonants))) + ")\n",
         encoding="utf-8",
     )
     dt = time.perf_counter() - t0

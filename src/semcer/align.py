@@ -58,15 +58,15 @@ def count_ops(ops: list[tuple[str, int, int]]) -> tuple[int, int, int]:
     return s, d, len(ops) - s - d
 
 
-def to_edits(ops: list[tuple[str, int, int]], ref_units: Sequence[str], hyp_units: Sequence[str]) -> list[Edit]:
+def to_edits(ops: list[tuple[str, int, int]], ref_units: Sequence[str], hyp_units: Sequence[str]) -> tuple[Edit, ...]:
     """Typed edits from editops and the two unit sequences."""
     new = tuple.__new__
-    return [
+    return tuple([
         new(Edit, ("S", i, j, ref_units[i], hyp_units[j], None, None)) if tag == "replace"
         else new(Edit, ("D", i, j, ref_units[i], "", None, None)) if tag == "delete"
         else new(Edit, ("I", i, j, "", hyp_units[j], None, None))
         for tag, i, j in ops
-    ]
+    ])
 
 
 def unit_spans(units: Sequence[str], cp_map: list[tuple[int, int]] | None) -> list[tuple[int, int]] | None:
@@ -84,12 +84,12 @@ def unit_spans(units: Sequence[str], cp_map: list[tuple[int, int]] | None) -> li
 
 
 def with_spans(
-    edits: list[Edit],
+    edits: Sequence[Edit],
     ref_spans: list[tuple[int, int]] | None,
     hyp_spans: list[tuple[int, int]] | None,
     ref_len: int,
     hyp_len: int,
-) -> list[Edit]:
+) -> Sequence[Edit]:
     """Edits with original offsets filled in; an empty side gets the empty span where it stands."""
     if ref_spans is None or hyp_spans is None:
         return edits

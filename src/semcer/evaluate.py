@@ -188,7 +188,7 @@ def _align_one(ref: str, hyp: str, unit: Unit, pol: TextPolicy, *, edits: bool, 
     ops = editops(a, b)
     s, d, i = count_ops(ops)
     stats = tuple.__new__(LineStats, (s, d, i, len(ru), None))
-    ed = to_edits(ops, ru, hu) if edits else []
+    ed = to_edits(ops, ru, hu) if edits else ()
     have_offsets = False
     if edits and offsets:
         rmap = _identity_map(ref) if pol.is_identity else pol.offset_map(ref)
@@ -400,12 +400,7 @@ def _loop(pairs, unit, pol, empty_ref, need_edits, offsets, progress, rows, skip
             if not ru and not _keep_empty(p, pol, empty_ref, skipped, bar):
                 continue
             if need_edits:
-                ed = tuple([
-                    new(Edit, ("S", i, j, ru[i], hu[j], None, None)) if tag == "replace"
-                    else new(Edit, ("D", i, j, ru[i], "", None, None)) if tag == "delete"
-                    else new(Edit, ("I", i, j, "", hu[j], None, None))
-                    for tag, i, j in ops
-                ])
+                ed = to_edits(ops, ru, hu)
                 append(new(LineResult, (p[0], p[3], p[4], stats, ed, new(Alignment, (r, h, ru, hu, ed, stats, False)))))
             else:
                 append(new(LineResult, (p[0], p[3], p[4], stats, None, None)))
