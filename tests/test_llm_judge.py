@@ -77,7 +77,9 @@ def many_contexts(n: int):
 
 
 def llm_judge(server: ChatServer, **options) -> LLMJudge:
-    opts = {"concurrency": 4, "timeout": 5.0, "max_retries": 3, "backoff_base": 0.01, "backoff_max": 0.05}
+    # a generous timeout: the model servers run a torch model on a shared 2-core machine (tests of
+    # timeouts pass their own)
+    opts = {"concurrency": 4, "timeout": 30.0, "max_retries": 3, "backoff_base": 0.01, "backoff_max": 0.05}
     opts.update(options)
     return resolve_judge("llm", endpoint=server.url, model="tiny", **opts)
 
