@@ -14,7 +14,8 @@ substitutions. ``tests/test_align.py`` checks this rule against an independent d
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from rapidfuzz.distance import Levenshtein
 
@@ -58,9 +59,26 @@ def count_ops(ops: list[tuple[str, int, int]]) -> tuple[int, int, int]:
     return s, d, len(ops) - s - d
 
 
-def to_edits(ops: list[tuple[str, int, int]], ref_units: Sequence[str], hyp_units: Sequence[str]) -> tuple[Edit, ...]:
-    """Typed edits from editops and the two unit sequences."""
+def to_edits(
+    ops: list[tuple[str, int, int]],
+    ref_units: Sequence[str],
+    hyp_units: Sequence[str],
+    names: dict[str, str] | None = None,
+) -> tuple[Edit, ...]:
+    """Typed edits from editops and the two unit sequences.
+
+    With ``names``, the sequences are id strings (:mod:`semcer.cluster_ids`): a character that
+    ``names`` holds stands for that cluster, any other character for itself.
+    """
     new = tuple.__new__
+    if names:
+        get = names.get
+        return tuple([
+            new(Edit, ("S", i, j, get(x := ref_units[i], x), get(y := hyp_units[j], y), None, None)) if tag == "replace"
+            else new(Edit, ("D", i, j, get(x := ref_units[i], x), "", None, None)) if tag == "delete"
+            else new(Edit, ("I", i, j, "", get(y := hyp_units[j], y), None, None))
+            for tag, i, j in ops
+        ])
     return tuple([
         new(Edit, ("S", i, j, ref_units[i], hyp_units[j], None, None)) if tag == "replace"
         else new(Edit, ("D", i, j, ref_units[i], "", None, None)) if tag == "delete"

@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import unicodedata
-from collections.abc import Mapping
-from itertools import repeat
-from operator import itemgetter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Sequence
+from functools import lru_cache
+from itertools import repeat
+from operator import eq, itemgetter
+from typing import Any, NamedTuple
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from .align import Edit, count_ops, editops, to_edits, unit_spans, with_spans
+from .cluster_ids import Clusters, cluster_ids
 from .errors import EmptyReferenceError, InputError, SemcerError
 from .policy import TextPolicy, get_policy
+from .scan import JOINS, NFC, SLOW_SEGMENT, scan
 from .signature import Signature
 from .stats import LineStats, Totals, mean_defined, total
-from .scan import JOINS, NFC, SLOW_SEGMENT, scan
 from .units import _CLUSTER, Unit, alignable_pair, check_unit, fast_splitter
 
 #: Lines prepared at once (policy and flags for the whole chunk, then line by line).
@@ -329,7 +332,7 @@ def _no_cyclic_gc(settle: bool = False):
             gc.enable()
 
 
-def _prepared(texts: list[str], unit: Unit, pol: TextPolicy) -> tuple[list[str], list[int] | None]:
+def _prepared(texts: list[str], unit: Unit, pol: TextPolicy) -> tuple[list[str], np.ndarray | None]:
     """Policy-applied ``texts`` and, for graphemes, each one's :mod:`semcer.scan` flags.
 
     With the default ``nfc`` policy only strings flagged as possibly non-NFC are looked at again;
@@ -354,20 +357,49 @@ def _prepared(texts: list[str], unit: Unit, pol: TextPolicy) -> tuple[list[str],
         if cp:
             return texts, None
         flags = scan(texts)
-    return texts, None if cp else flags.tolist()
+    return texts, None if cp else flags
+
+
+def _sequences(texts: list[str], flags: np.ndarray | None, n: int, names: bool, same: np.ndarray) -> tuple[list, dict[str, str]]:
+    """What to align for each of the ``2n`` texts (references, then outputs) and the id names.
+
+    A text whose code points are its clusters is aligned as itself; the other texts are segmented
+    together by :func:`semcer.cluster_ids.cluster_ids` into id strings. A pair where either side
+    needs ``\\X`` (``SLOW_SEGMENT``) is aligned as two lists of cluster strings instead. The
+    outputs of pairs that are the ``same`` as their reference are not segmented (never aligned).
+    """
+    if flags is None:
+        return texts, {}
+    seqs = list(texts)
+    slow = (flags[:n] | flags[n:]) & SLOW_SEGMENT != 0
+    batch = np.flatnonzero((flags & JOINS != 0) & ~np.concatenate([slow, slow | same])).tolist()
+    found = cluster_ids([texts[k] for k in batch], names=names) if batch else None
+    named: dict[str, str] = {}
+    if found is None:  # more distinct clusters than ids: one by one
+        fsplit = fast_splitter() or _CLUSTER.findall
+        for k in batch:
+            seqs[k] = fsplit(texts[k])
+    else:
+        ids, named = found
+        for k, s in zip(batch, ids):
+            seqs[k] = s
+    if slow.any():
+        fsplit = fast_splitter() or _CLUSTER.findall
+        for k in np.flatnonzero(np.tile(slow, 2)).tolist():
+            t, f = texts[k], int(flags[k])
+            seqs[k] = _CLUSTER.findall(t) if f & SLOW_SEGMENT else fsplit(t) if f & JOINS else list(t)
+    return seqs, named
 
 
 def _loop(pairs, unit, pol, empty_ref, need_edits, offsets, progress, rows, skipped) -> None:
-    """Chunk by chunk: policy and flags for all texts at once (:func:`_prepared`), then per line
-    the units, the alignment and the counts, with no helper calls on the common path."""
+    """Chunk by chunk: policy and flags for all texts at once (:func:`_prepared`), the units to
+    align (:func:`_sequences`), then per line the alignment, the counts and the results, in C
+    (``semcer._speedups``) when it was built, else in :func:`_python_lines`."""
     bar = _progress(len(pairs), progress, "aligning")
-    raw_editops = Levenshtein.editops
     new = tuple.__new__
-    first = itemgetter(0)
-    xsplit = _CLUSTER.findall
-    fsplit = fast_splitter() or xsplit
     append = rows.append
     get_ref, get_hyp = itemgetter(1), itemgetter(2)
+    fast = _fast_lines()
     for lo in range(0, len(pairs), _CHUNK):
         chunk = pairs[lo : lo + _CHUNK]
         n = len(chunk)
@@ -378,34 +410,80 @@ def _loop(pairs, unit, pol, empty_ref, need_edits, offsets, progress, rows, skip
                     append(new(LineResult, (p[0], p[3], p[4], al.stats, al.edits, al)))
             bar.update(n)
             continue
-        texts, flags = _prepared(list(map(get_ref, chunk)) + list(map(get_hyp, chunk)), unit, pol)
-        if flags is None:
-            flags = [0] * (2 * n)
-        for p, r, h, fr, fh in zip(chunk, texts[:n], texts[n:], flags[:n], flags[n:]):
-            ru = r if not fr & JOINS else xsplit(r) if fr & SLOW_SEGMENT else fsplit(r)
-            if h == r:
-                hu = ru
-                ops = []
-                stats = new(LineStats, (0, 0, 0, len(ru), None))
-            else:
-                hu = h if not fh & JOINS else xsplit(h) if fh & SLOW_SEGMENT else fsplit(h)
-                if type(ru) is type(hu):
-                    ops = raw_editops(ru, hu).as_list()
-                else:
-                    ops = raw_editops(list(ru), list(hu)).as_list()
-                # deletions - insertions = len(ru) - len(hu), so one count gives all three
-                i = list(map(first, ops)).count("insert")
-                d = i + len(ru) - len(hu)
-                stats = new(LineStats, (len(ops) - i - d, d, i, len(ru), None))
-            if not ru and not _keep_empty(p, pol, empty_ref, skipped, bar):
-                continue
-            if need_edits:
-                ed = to_edits(ops, ru, hu)
-                append(new(LineResult, (p[0], p[3], p[4], stats, ed, new(Alignment, (r, h, ru, hu, ed, stats, False)))))
-            else:
-                append(new(LineResult, (p[0], p[3], p[4], stats, None, None)))
+        refs, hyps = list(map(get_ref, chunk)), list(map(get_hyp, chunk))
+        same = np.fromiter(map(eq, refs, hyps), dtype=bool, count=n)  # exact lines: prepared once
+        differ = np.flatnonzero(~same).tolist()
+        texts, flags = _prepared(refs + [hyps[k] for k in differ], unit, pol)
+        hyps = texts[:n]
+        for k, t in zip(differ, texts[n:]):
+            hyps[k] = t
+        if flags is not None:
+            hflags = flags[:n].copy()
+            hflags[differ] = flags[n:]
+            flags = np.concatenate([flags[:n], hflags])
+        texts[n:] = hyps
+        seqs, names = _sequences(texts, flags, n, need_edits, same)
+        k = 0
+        while k < n:
+            if fast is None:
+                _python_lines(chunk, texts, seqs, names, need_edits, k, n, rows, pol, empty_ref, skipped, bar)
+                break
+            empty = fast(chunk, texts, seqs, names, need_edits, k, rows)
+            if empty < 0:
+                break
+            _python_lines(chunk, texts, seqs, names, need_edits, empty, empty + 1, rows, pol, empty_ref, skipped, bar)
+            k = empty + 1
         bar.update(n)
     bar.close()
+
+
+def _python_lines(chunk, texts, seqs, names, need_edits, start, stop, rows, pol, empty_ref, skipped, bar) -> None:
+    """Lines ``start:stop`` of a chunk: alignment, counts and results, appended to ``rows``.
+
+    ``texts`` are the ``2n`` policy-applied references then outputs, ``seqs`` what is aligned for
+    each: the text itself, its id string (:mod:`semcer.cluster_ids`) or a list of clusters. The C
+    loop (``_speedups.c``) does the same and hands lines with an empty reference to this one.
+    """
+    n = len(chunk)
+    raw_editops = Levenshtein.editops
+    new = tuple.__new__
+    first = itemgetter(0)
+    append = rows.append
+    for p, r, h, a, b in zip(chunk[start:stop], texts[start:stop], texts[n + start : n + stop],
+                             seqs[start:stop], seqs[n + start : n + stop]):
+        if h == r:
+            b = a
+            ops = []
+            stats = new(LineStats, (0, 0, 0, len(a), None))
+        else:
+            ops = raw_editops(a, b).as_list()
+            # deletions - insertions = len(a) - len(b), so one count gives all three
+            i = list(map(first, ops)).count("insert")
+            d = i + len(a) - len(b)
+            stats = new(LineStats, (len(ops) - i - d, d, i, len(a), None))
+        if not a and not _keep_empty(p, pol, empty_ref, skipped, bar):
+            continue
+        if need_edits:
+            ru = a if a is r or type(a) is list else Clusters(a, names)
+            hu = ru if b is a else b if b is h or type(b) is list else Clusters(b, names)
+            ed = to_edits(ops, a, b, names if ru is not a or hu is not b else None)
+            append(new(LineResult, (p[0], p[3], p[4], stats, ed, new(Alignment, (r, h, ru, hu, ed, stats, False)))))
+        else:
+            append(new(LineResult, (p[0], p[3], p[4], stats, None, None)))
+
+
+@lru_cache(maxsize=1)
+def _fast_lines():
+    """The C loop (``semcer._speedups.lines``), or None when it was not built or
+    ``SEMCER_PURE_PYTHON=1`` asks for the Python loop."""
+    if os.environ.get("SEMCER_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        from . import _speedups
+    except ImportError:
+        return None
+    _speedups.setup(Levenshtein.editops, Clusters, LineStats, LineResult, Alignment, Edit)
+    return _speedups.lines
 
 
 def _keep_empty(p: _Pair, pol: TextPolicy, empty_ref: str, skipped: list[str], bar) -> bool:

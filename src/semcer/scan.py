@@ -12,7 +12,8 @@ point looked up in a table of flags; a line's flags are the bitwise OR over its 
 - ``SLOW_SEGMENT``: a code point where the fast segmenter (``ugrapheme``) may disagree with
   ``regex``'s ``\\X`` (``_ugrapheme_gaps.py``), or a virama (Indic_Conjunct_Break=Linker) that
   does not come right after a consonant, where Unicode 16's rule GB9c (ugrapheme) and 18's
-  (regex) differ; lines with one are segmented by ``\\X``.
+  (regex) differ; or a code point in the range that :mod:`semcer.cluster_ids` uses for cluster
+  ids (planes 4-11, unassigned). A pair of lines with one is segmented by ``\\X``.
 
 A line without ``NFC`` is already NFC (UAX #15 quick check: every code point NFC_Quick_Check=Yes
 and no reordering); a line without ``JOINS`` is its own cluster sequence. Lines with a flag go on
@@ -22,10 +23,12 @@ to the exact, slower check.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
+
+from .cluster_ids import RESERVED, codepoints
 
 JOINS = 1
 NFC = 2
@@ -103,10 +106,12 @@ def ranges(codes: Sequence[int]) -> list[tuple[int, int]]:
     return [(a, b) for a, b in out]
 
 
-_PAIR = 8  # internal: a starter that composes with some predecessors (resolved by scan)
-_ORDER = 16  # internal: a mark whose order against the previous one matters (resolved by scan)
-_LINKER = 32  # internal: a virama on which ugrapheme agrees with \X only right after a consonant
-_CONSONANT = 64  # internal: such a consonant
+# internal bits, resolved by scan; the three that need a look at the code point before are the
+# highest, so that one comparison (flags >= _PAIR) finds them
+_CONSONANT = 8  # a consonant after which a _LINKER is trusted
+_PAIR = 16  # a starter that composes with some predecessors
+_ORDER = 32  # a mark whose order against the previous one matters
+_LINKER = 64  # a virama on which ugrapheme agrees with \X only right after a consonant
 
 
 @lru_cache(maxsize=1)
@@ -151,6 +156,7 @@ def flag_table() -> np.ndarray:
         table[table & JOINS != 0] |= SLOW_SEGMENT
     else:
         _ranges_to(table, fast.gaps, SLOW_SEGMENT)
+        table[RESERVED[0] : RESERVED[1]] |= SLOW_SEGMENT  # the batched segmenter's cluster ids
         table[list(fast.context_linkers)] |= _LINKER
         _ranges_to(table, fast.consonants, _CONSONANT)
     table.setflags(write=False)
@@ -165,7 +171,7 @@ def scan(texts: Sequence[str]) -> np.ndarray:
     for lo in range(0, len(texts), CHUNK):
         part = texts[lo : lo + CHUNK]
         lengths = np.fromiter(map(len, part), dtype=np.int64, count=len(part))
-        cps = np.frombuffer("".join(part).encode("utf-32-le", "surrogatepass"), dtype="<u4")
+        cps = codepoints("".join(part))
         if not cps.size:
             continue
         starts = np.zeros(len(part), dtype=np.int64)
@@ -173,8 +179,8 @@ def scan(texts: Sequence[str]) -> np.ndarray:
         nonempty = lengths > 0
         f = table[cps]
         got = np.bitwise_or.reduceat(f, starts[nonempty])
-        if (got & (_PAIR | _ORDER | _LINKER)).any():
-            pos = np.flatnonzero(f & (_PAIR | _ORDER | _LINKER))
+        if (got >= _PAIR).any():
+            pos = np.flatnonzero(f >= _PAIR)
             kind = f[pos]
             # NFC: a pair code point after a mark or after a starter it composes with, or a mark
             # after a mark of a higher class (a hit across two strings only sends the second one
