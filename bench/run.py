@@ -317,6 +317,11 @@ def main(argv: list[str] | None = None) -> int:
     corpus = json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else {}
     refs, hyps = read_texts(refs_path), read_texts(hyps_path)
     notes: list[str] = []
+    if sys.modules["semcer.evaluate"]._fast_lines() is None:
+        notes.append("**semcer ran its pure-Python loop**: the C extension `semcer._speedups` is not built in "
+                     "`src/` (build it with `pip install -e .`) or `SEMCER_PURE_PYTHON` is set.")
+    else:
+        notes.append("semcer's per-line loop ran in C (`semcer._speedups`, built in `src/` by `pip install -e .`).")
     same = same_process(refs, hyps, args.repeat, notes)
     dh = dinglehopper(refs_path, hyps_path, min(args.dh_lines, len(refs)), args.dh_repeat, args.dh_python, notes)
     if dh:
