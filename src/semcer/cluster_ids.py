@@ -50,7 +50,6 @@ def codepoints(text: str) -> np.ndarray:
     return np.array(text).reshape(1).view(np.uint32)
 
 
-
 class Clusters(Sequence[str]):
     """The grapheme clusters of one string, held as its id string and the chunk's id names."""
 
@@ -79,9 +78,7 @@ class Clusters(Sequence[str]):
         return (get(c, c) for c in self.ids)
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Clusters):
-            return list(self) == list(other)
-        if isinstance(other, (list, tuple)):
+        if isinstance(other, (Clusters, list, tuple)):
             return list(self) == list(other)
         return NotImplemented
 
@@ -129,8 +126,9 @@ class _Full(Exception):
 def cluster_ids(texts: Sequence[str], names: bool = True) -> tuple[list[str], dict[str, str]] | None:
     """Each string's id string, and the name (cluster text) of every id in ``RESERVED`` used.
 
-    ``None`` when ugrapheme cannot be used or a chunk has more distinct multi-code-point clusters
-    than ids (2**19); the caller then segments those strings one by one. ``names=False`` skips
+    ``None`` when the strings hold more distinct multi-code-point clusters than ids (2**19); the
+    caller then segments them one by one. Needs ugrapheme (callers pass strings only when
+    :func:`semcer.units.ugrapheme_gaps` says it can be used). ``names=False`` skips
     the names (counts need only the id strings).
     """
     from ugrapheme import grapheme_offsets
@@ -178,12 +176,12 @@ def _multi_slots(joined: str, cps: np.ndarray, ms: np.ndarray, ml: np.ndarray, s
     slots = state.intern((c0 << _U42) | (c1 << _U21) | c2)
     base = np.uint64(RESERVED[0] + 1)  # a part's id + 1: never a code point + 1 of this path
     longest = int(ml.max())
-    left = np.flatnonzero((ml > 3) & (ml <= _LONG)) if longest > 3 else ml[:0]
+    left = np.flatnonzero((ml > 3) & (ml <= _LONG))
     pos = 3
     while left.size:
         s, n = ms[left], ml[left]
         nxt = cps[s + pos].astype(np.uint64) + one
-        after = np.where(n > pos + 1, cps[np.minimum(s + pos + 1, cps.size - 1)].astype(np.uint64) + one, np.uint64(0))
+        after = np.where(n > pos + 1, cps[s + pos + 1].astype(np.uint64) + one, np.uint64(0))  # (padded)
         slots[left] = state.intern(((slots[left] + base) << _U42) | (nxt << _U21) | after)
         pos += 2
         left = left[n > pos]

@@ -375,8 +375,8 @@ def _sequences(texts: list[str], flags: np.ndarray | None, n: int, names: bool, 
     batch = np.flatnonzero((flags & JOINS != 0) & ~np.concatenate([slow, slow | same])).tolist()
     found = cluster_ids([texts[k] for k in batch], names=names) if batch else None
     named: dict[str, str] = {}
+    fsplit = fast_splitter() or _CLUSTER.findall
     if found is None:  # more distinct clusters than ids: one by one
-        fsplit = fast_splitter() or _CLUSTER.findall
         for k in batch:
             seqs[k] = fsplit(texts[k])
     else:
@@ -384,7 +384,6 @@ def _sequences(texts: list[str], flags: np.ndarray | None, n: int, names: bool, 
         for k, s in zip(batch, ids):
             seqs[k] = s
     if slow.any():
-        fsplit = fast_splitter() or _CLUSTER.findall
         for k in np.flatnonzero(np.tile(slow, 2)).tolist():
             t, f = texts[k], int(flags[k])
             seqs[k] = _CLUSTER.findall(t) if f & SLOW_SEGMENT else fsplit(t) if f & JOINS else list(t)
