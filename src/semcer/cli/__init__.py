@@ -10,8 +10,8 @@ import argparse
 import importlib
 import sys
 
-from ..errors import SemcerError
-from ..version import __version__
+from semcer.errors import SemcerError
+from semcer.version import __version__
 
 #: Subcommand modules, in the order ``semcer --help`` lists them.
 _COMMAND_MODULES: tuple[str, ...] = (

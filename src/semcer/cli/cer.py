@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from .common import add_input_options, add_output_options, dumps, emit, load_pairs, show_progress
-from .table import render_evaluation
+from semcer.api import evaluate
+from semcer.cli.common import batch_work, load_pairs
+from semcer.cli.options import add_input_options, add_output_options, show_progress
+from semcer.io.json import dumps, emit
+from semcer.reports.text import render_evaluation
 
 HELP = """\
 Compute character error rate (CER) of HYPS against REFS.
@@ -31,15 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluate import evaluate
-
     paired = load_pairs(args)
-    result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
-                      progress=show_progress(args))
+    with batch_work():
+        result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
+                          progress=show_progress(args))
     if args.json:
-        out = result.to_dict(lines=args.lines)
-        out["unmatched"] = {"dropped_refs": len(paired.dropped_refs), "dropped_hyps": len(paired.dropped_hyps)}
-        emit(dumps(out), args.output)
+        emit(dumps(result.to_dict(lines=args.lines)), args.output)
     else:
-        emit(render_evaluation(result, paired, refs=args.refs, hyps=args.hyps), args.output)
+        emit(render_evaluation(result, refs=args.refs, hyps=args.hyps), args.output)
     return 0

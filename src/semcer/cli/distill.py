@@ -76,10 +76,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..judges.student import load_judged_edits, require_hf
+    from semcer.io.judged import load_judged_edits
+    from semcer.judges.student import require_hf
 
     require_hf()
-    from ..judges.student.train import TrainConfig, train_student
+    from semcer.training.student import TrainConfig, train_student
 
     cfg = TrainConfig(
         max_length=args.max_length, epochs=args.epochs, batch_size=args.batch_size, grad_accum=args.grad_accum,

@@ -13,9 +13,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..policy import PRESETS, STEPS, get_policy
-    from .common import dumps
-    from .table import table
+    from semcer.io.json import dumps
+    from semcer.reports.text import table
+    from semcer.text.policy import PRESETS, STEPS, get_policy
 
     if args.json:
         print(dumps({"presets": {n: {**get_policy(n).to_dict(), "description": d} for n, (_, d) in PRESETS.items()},

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from ..judges import DEFAULT_JUDGE, JUDGE_NAMES
-from .common import add_input_options, add_output_options, dumps, emit, load_pairs, show_progress
-from .table import render_evaluation, render_top_edits
+from semcer.api import evaluate
+from semcer.cli.common import batch_work, load_pairs
+from semcer.cli.options import add_input_options, add_judge_options, add_output_options, judge_from_args, show_progress
+from semcer.io.edits import ranked, write_edits
+from semcer.io.json import dumps, emit
+from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
+from semcer.reports.text import render_evaluation, render_top_edits
 
 HELP = f"""\
 Compute CER and semCER of HYPS against REFS.
@@ -35,48 +39,30 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_options(p)
     add_output_options(p)
-    p.add_argument("--judge", default=DEFAULT_JUDGE, metavar="NAME",
-                   help=f"judge charging each edit (default: %(default)s; one of {', '.join(JUDGE_NAMES)})")
-    p.add_argument("--store", metavar="PATH",
-                   help="SQLite store of judged edits: reused across runs, so no edit is judged twice")
     p.add_argument("--edits", metavar="FILE",
                    help="write every edit, most severe first, to FILE (.jsonl, .csv or .parquet)")
     p.add_argument("--top", type=int, default=10, metavar="N",
                    help="show the N most severe edits with their marked pair (default: %(default)s; 0 hides them)")
-    from .judge import add_llm_options
-
-    add_llm_options(p)
+    add_judge_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..edits_io import ranked, write_edits
-    from ..evaluate import evaluate
-
     paired = load_pairs(args)
-    judge = judge_from_args(args)
-    result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
-                      store=args.store, edits=True, progress=show_progress(args))
+    with judge_from_args(args) as judge, batch_work(judge):
+        result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
+                          store=args.store, edits=True, progress=show_progress(args))
     if args.edits:
         write_edits(args.edits, result.judged or [])
     if args.json:
-        out = result.to_dict(lines=args.lines)
-        out["unmatched"] = {"dropped_refs": len(paired.dropped_refs), "dropped_hyps": len(paired.dropped_hyps)}
-        emit(dumps(out), args.output)
+        emit(dumps(result.to_dict(lines=args.lines)), args.output)
     else:
-        text = render_evaluation(result, paired, refs=args.refs, hyps=args.hyps)
+        text = render_evaluation(result, refs=args.refs, hyps=args.hyps)
         if args.top > 0 and result.judged:
             text += "\n\n" + render_top_edits(ranked(result.judged)[: args.top])
-        summary = result.judge_summary
-        if summary.get("failures"):
-            text += (f"\n\nwarning: {summary['failures']} edit(s) could not be judged; semCER is undefined (n/a) "
+        failures = result.judge_summary.get("failures")
+        if failures:
+            text += (f"\n\nwarning: {failures} edit(s) could not be judged; semCER is undefined (n/a) "
                      "until they are: rerun to retry only those")
         emit(text, args.output)
     return 1 if result.judge_summary.get("failures") else 0
-
-
-def judge_from_args(args: argparse.Namespace):
-    """The judge named by --judge, configured by the LLM options when it is an LLM judge."""
-    from .judge import judge_from_args as configured
-
-    return configured(args)

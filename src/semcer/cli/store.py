@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import StoreError
-from ..store import JudgedEditStore
+from semcer.errors import StoreError
+from semcer.store.sqlite import JudgedEditStore
 
 _DESCRIPTION = """\
 A judged-edit store is an SQLite file in which every edit a judge has charged is kept, keyed by

@@ -1,17 +1,23 @@
-"""Judges charge each grapheme edit a five-level severity distribution.
+"""Layer 3, edit context -> five-level distribution: the judges.
 
 ``resolve_judge`` turns a name from the command line into a judge; a judge object passes through.
-Built-in names: ``rubric`` (offline rules and lexicons), ``compact`` (a small forest over the rubric's features).
+Built-in names: ``compact`` (the default: a small forest over the rubric's features), ``rubric``
+(offline rules and lexicons), ``llm``, ``hf:PATH``, ``vllm:MODEL`` (the paper's LLM judge),
+``student:DIR`` (a distilled transformer student).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..errors import JudgeError
-from .base import EditContext, FixedJudge, Judge, Judgement
+from semcer.errors import JudgeError
+from semcer.judges.base import FixedJudge, Judge, JudgeBase, JudgeSpec, JudgeStats, as_judge
+from semcer.judges.distribution import Judgement
 
-__all__ = ["DEFAULT_JUDGE", "EditContext", "FixedJudge", "Judge", "Judgement", "resolve_judge", "JUDGE_NAMES"]
+__all__ = [
+    "DEFAULT_JUDGE", "JUDGE_NAMES", "FixedJudge", "Judge", "JudgeBase", "JudgeSpec", "JudgeStats", "Judgement",
+    "as_judge", "resolve_judge",
+]
 
 #: The judge `semcer score` uses when none is named: the best of the built-in judges on the dev split.
 DEFAULT_JUDGE = "compact"  # dev Spearman 0.874 vs the rubric's 0.782; clear pairs 99.0% vs 98.1%
@@ -27,31 +33,54 @@ JUDGE_NAMES: dict[str, str] = {
 }
 
 
-def resolve_judge(spec: Any, **options: Any) -> Judge:
-    """A judge from a name (see ``JUDGE_NAMES``) or a judge object.
+def resolve_judge(spec: Any, **options: Any) -> JudgeBase:
+    """A judge from a name (see ``JUDGE_NAMES``) or a judge object (given the optional capabilities).
 
-    ``options`` configure the LLM judge: ``resolve_judge("llm", endpoint=..., model=...)`` (or
-    ``config=OpenAIConfig(...)``), ``resolve_judge("hf:/path/to/model", device="cpu")``.
+    ``options`` configure the judge: ``resolve_judge("llm", endpoint=..., model=...)`` (or
+    ``config=OpenAIConfig(...)``), ``resolve_judge("hf:/path/to/model", device="cpu")``,
+    ``resolve_judge("rubric", mode_mass=0.9)``, ``resolve_judge("compact", directory=...)``.
     """
+    if isinstance(spec, JudgeSpec):
+        return spec.build()
     if not isinstance(spec, str):
-        if not isinstance(spec, Judge):
-            raise JudgeError(f"{spec!r} is not a judge: it needs an `identity` and a `judge(contexts)` method")
-        return spec
+        if options:
+            raise JudgeError(f"options {', '.join(sorted(options))} apply to a judge given by name, not to {spec!r}")
+        return as_judge(spec)
     name = spec.strip()
     if name == "llm" or name.startswith(("hf:", "vllm:")):
-        from .llm import build_llm_judge
+        from semcer.judges.llm import build_llm_judge
 
         return build_llm_judge(name, **options)
-    if name.startswith("student:"):
-        from .student import StudentJudge
+    builders = {"student": _student, "rubric": _rubric, "compact": _compact, "fixed": _fixed}
+    kind, colon, arg = name.partition(":")
+    build = builders.get(kind)
+    if build is None or (kind == "student") != bool(colon):  # only student takes a path after a colon
+        raise JudgeError(f"unknown judge {spec!r}; choose one of: {', '.join(JUDGE_NAMES)}")
+    try:
+        return build(arg, **options)
+    except TypeError as exc:
+        raise JudgeError(f"judge {name!r}: {exc}") from None
 
-        return StudentJudge(name[len("student:"):])
-    if name == "rubric":
-        from .rubric import RubricJudge
 
-        return RubricJudge()
-    if name == "compact":
-        from .compact import CompactJudge
+def _student(path: str, **options: Any) -> JudgeBase:
+    from semcer.judges.student import StudentJudge
 
-        return CompactJudge()
-    raise JudgeError(f"unknown judge {spec!r}; choose one of: {', '.join(JUDGE_NAMES)}")
+    return StudentJudge(path, **options)
+
+
+def _rubric(_: str, **options: Any) -> JudgeBase:
+    from semcer.judges.rubric import RubricJudge
+
+    return RubricJudge(**options)
+
+
+def _compact(_: str, **options: Any) -> JudgeBase:
+    from semcer.judges.compact import CompactJudge
+
+    return CompactJudge(**options)
+
+
+def _fixed(_: str, **options: Any) -> JudgeBase:
+    if "p" in options:
+        options["p"] = tuple(options["p"])
+    return FixedJudge(**options)

@@ -2,80 +2,24 @@
 
 A judge never sees corpus statistics and the metric code never sees a judge's internals: adding a
 judge means writing one class with ``identity`` and ``judge()``; nothing in the metric changes.
+
+Beyond that contract a judge may offer optional capabilities, declared by :class:`JudgeBase` with
+their defaults, so that callers never probe attributes: the batch size it prefers, live counters
+(requests, retries, failures), a :class:`JudgeSpec` from which a worker process rebuilds it, and
+``close()`` for the resources it holds (it is a context manager). :func:`as_judge` gives any object
+that keeps the contract these capabilities with their defaults.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, Protocol, runtime_checkable
 
-#: Number of rubric levels; level k has rating k/4 (paper, Table 1).
-LEVELS = 5
-RATINGS: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
-
-#: Marks around the edited unit in the marked pair (same as the labelled data in data/severity/).
-MARK_OPEN = "\u27e6"  # ⟦
-MARK_CLOSE = "\u27e7"  # ⟧
-
-
-@dataclass(frozen=True, slots=True)
-class EditContext:
-    """Everything a judge may use to charge one grapheme edit.
-
-    ``ref`` and ``hyp`` are the full lines after the text policy; ``ref_pos``/``hyp_pos`` are unit
-    indices into them (for an insertion ``ref_pos`` is the index before which the unit would stand,
-    for a deletion ``hyp_pos`` likewise). ``marked_ref``/``marked_hyp`` are the lines with the edited
-    unit between ⟦ ⟧ (an empty ⟦⟧ on the side where nothing stands). ``lang`` is the item's language
-    tag, or the one detected from the script (``lang_source`` says which).
-    """
-
-    lang: str
-    op: str  # "S", "D" or "I"
-    ref_unit: str
-    hyp_unit: str
-    ref_pos: int
-    hyp_pos: int
-    ref: str
-    hyp: str
-    marked_ref: str
-    marked_hyp: str
-    line_id: str = ""
-    doc: str = ""
-    lang_source: str = "item"  # "item" or "script"
-
-    def content_key(self) -> str:
-        """What identifies this edit for caching: not the line id or where the line stands."""
-        return "\x1f".join((self.lang, self.op, self.marked_ref, self.marked_hyp))
-
-
-@dataclass(frozen=True, slots=True)
-class Judgement:
-    """A judge's answer for one edit.
-
-    ``p`` is a distribution over the five levels (sums to 1), or ``None`` when the judge failed on
-    this edit (``failure`` says why); a failed edit is reported and never charged as 0.
-    ``edit_class`` is the judge's class of the edit when it computes one; ``flags`` are notes such as
-    ``"no-lexicon"`` or ``"one-hot"`` (no probabilities available).
-    """
-
-    p: tuple[float, float, float, float, float] | None
-    edit_class: str = ""
-    flags: tuple[str, ...] = ()
-    failure: str = ""
-
-    @property
-    def severity(self) -> float | None:
-        """Expected rating, Σ p_k · k/4."""
-        if self.p is None:
-            return None
-        return sum(pk * rk for pk, rk in zip(self.p, RATINGS))
-
-    @property
-    def mode(self) -> int | None:
-        """Most likely level (the lowest level wins a tie)."""
-        if self.p is None:
-            return None
-        return max(range(LEVELS), key=lambda k: (self.p[k], -k))
+from semcer.alignment.context import EditContext
+from semcer.errors import JudgeError
+from semcer.judges.distribution import Distribution, Judgement
 
 
 @runtime_checkable
@@ -92,21 +36,133 @@ class Judge(Protocol):
     def judge(self, contexts: Sequence[EditContext]) -> list[Judgement]: ...
 
 
-def severity_of(p: Sequence[float]) -> float:
-    """Expected rating of a five-level distribution."""
-    return sum(pk * rk for pk, rk in zip(p, RATINGS))
+@dataclass
+class JudgeStats:
+    """Live counters of one judge object, updated as requests complete (read them for progress bars).
+
+    ``requests`` counts every attempt sent (retries included; forward passes for local models),
+    ``in_flight`` the requests (or prompts) open now, ``edits`` the edits answered (failures
+    included), ``failures`` the edits that ended without a distribution, ``one_hot`` those read from
+    the answer text because no probabilities came back.
+    """
+
+    requests: int = 0
+    retries: int = 0
+    in_flight: int = 0
+    edits: int = 0
+    failures: int = 0
+    one_hot: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    tokens_reported: bool = False
+
+    def as_dict(self) -> dict[str, int | bool]:
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "in_flight"}
 
 
 @dataclass(frozen=True)
-class FixedJudge:
+class JudgeSpec:
+    """A judge by name and options, serialisable (JSON), so that another process can rebuild it.
+
+    ``JudgeSpec("compact")``, ``JudgeSpec("llm", {"endpoint": ..., "model": ...})``. Secrets are
+    never part of a spec: an API key is named by the environment variable that holds it.
+    """
+
+    name: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def build(self) -> JudgeBase:
+        """The judge this spec names (:func:`semcer.judges.resolve_judge`)."""
+        from semcer.judges import resolve_judge
+
+        return resolve_judge(self.name, **dict(self.options))
+
+    def to_json(self) -> str:
+        return json.dumps({"name": self.name, "options": dict(self.options)}, sort_keys=True, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> JudgeSpec:
+        data = json.loads(text)
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            raise JudgeError(f"not a judge spec: {text[:80]!r}")
+        return cls(data["name"], dict(data.get("options") or {}))
+
+
+class JudgeBase:
+    """Base of semcer's judges: the optional capabilities, with their defaults.
+
+    Subclasses provide ``identity`` and ``judge()``; they may override the rest.
+    """
+
+    #: Edits per call that suit this judge (the store commits one batch at a time).
+    preferred_batch_size: int = 256
+
+    @property
+    def identity(self) -> str:
+        raise NotImplementedError
+
+    def judge(self, contexts: Sequence[EditContext]) -> list[Judgement]:
+        raise NotImplementedError
+
+    @property
+    def stats(self) -> JudgeStats | None:
+        """Live counters (requests, retries, failures), or None for a judge that keeps none."""
+        return None
+
+    def spec(self) -> JudgeSpec | None:
+        """How to rebuild this judge in another process, or None when it cannot be (e.g. a judge
+        made of a Python function)."""
+        return None
+
+    def close(self) -> None:
+        """Release what the judge holds (connections, threads, models); idempotent."""
+
+    def __enter__(self) -> JudgeBase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Adapted(JudgeBase):
+    """A judge that keeps only the contract (``identity`` and ``judge``), with default capabilities."""
+
+    def __init__(self, inner: Judge) -> None:
+        self.inner = inner
+
+    @property
+    def identity(self) -> str:
+        return self.inner.identity
+
+    def judge(self, contexts: Sequence[EditContext]) -> list[Judgement]:
+        return self.inner.judge(contexts)
+
+    def __repr__(self) -> str:
+        return f"as_judge({self.inner!r})"
+
+
+def as_judge(obj: Any) -> JudgeBase:
+    """``obj`` as a :class:`JudgeBase`: itself when it is one, else wrapped with default capabilities.
+
+    A JudgeError when ``obj`` does not keep the contract (an ``identity`` and a ``judge`` method).
+    """
+    if isinstance(obj, JudgeBase):
+        return obj
+    if not isinstance(obj, Judge):
+        raise JudgeError(f"{obj!r} is not a judge: it needs an `identity` and a `judge(contexts)` method")
+    return _Adapted(obj)
+
+
+@dataclass(frozen=True)
+class FixedJudge(JudgeBase):
     """Charges every edit the same distribution, or a per-edit distribution given by a function.
 
     Used for the paper's arithmetic checks and for tests; ``name`` goes into the identity.
     """
 
-    p: tuple[float, float, float, float, float] = (0.0, 0.0, 0.0, 0.0, 1.0)
+    p: Distribution = (0.0, 0.0, 0.0, 0.0, 1.0)
     name: str = "fixed"
-    fn: object = field(default=None, compare=False)
+    fn: Callable[[EditContext], Sequence[float]] | None = field(default=None, compare=False)
 
     @property
     def identity(self) -> str:
@@ -114,5 +170,8 @@ class FixedJudge:
 
     def judge(self, contexts: Sequence[EditContext]) -> list[Judgement]:
         if self.fn is not None:
-            return [Judgement(tuple(self.fn(c))) for c in contexts]  # type: ignore[operator]
+            return [Judgement(tuple(self.fn(c))) for c in contexts]  # type: ignore[arg-type]
         return [Judgement(self.p) for _ in contexts]
+
+    def spec(self) -> JudgeSpec | None:
+        return None if self.fn is not None else JudgeSpec("fixed", {"p": list(self.p), "name": self.name})

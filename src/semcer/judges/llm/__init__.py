@@ -12,33 +12,47 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import JudgeError
-from .judge import (
+from semcer.errors import JudgeError
+from semcer.judges.base import JudgeStats
+from semcer.judges.llm.judge import (
     LABEL_MASS_FLAG,
     MISSING_FLAG,
     ONE_HOT_FLAG,
-    JudgeStats,
     LLMJudge,
     MassSummary,
     Reading,
     judgement_from,
     label_mass,
 )
-from .openai_backend import OpenAIBackend, OpenAIConfig
-from .prompt import LABEL_SETS, TEMPLATE_VERSION, Prompt, build_prompt
+from semcer.judges.llm.openai_backend import OpenAIBackend, OpenAIConfig
+from semcer.judges.llm.prompt import LABEL_SETS, TEMPLATE_VERSION, Prompt, build_prompt
 
 __all__ = [
     "LABEL_MASS_FLAG", "LABEL_SETS", "MISSING_FLAG", "ONE_HOT_FLAG", "TEMPLATE_VERSION", "JudgeStats",
     "LLMJudge", "MassSummary", "OpenAIBackend", "OpenAIConfig", "Prompt", "Reading", "build_llm_judge",
-    "build_prompt", "is_llm_spec", "judgement_from", "label_mass",
+    "build_prompt", "is_llm_spec", "judgement_from", "label_mass", "llm_options", "OPENAI_OPTIONS", "HF_OPTIONS",
+    "VLLM_OPTIONS",
 ]
 
-_OPENAI_OPTIONS = frozenset({
+#: The options of each LLM backend (every one also takes ``labels``): the one list the Python API
+#: and the command line (``semcer.cli.options``) both check against.
+OPENAI_OPTIONS = frozenset({
     "endpoint", "model", "api_key_env", "concurrency", "timeout", "max_retries", "backoff_base",
     "backoff_max", "model_revision", "top_logprobs", "extra_body",
 })
-_HF_OPTIONS = frozenset({"device", "dtype", "batch_size", "chat_template_kwargs"})
-_VLLM_OPTIONS = frozenset({"revision", "dtype", "chat_template_kwargs", "engine_kwargs"})
+HF_OPTIONS = frozenset({"device", "dtype", "batch_size", "chat_template_kwargs"})
+VLLM_OPTIONS = frozenset({"revision", "dtype", "chat_template_kwargs", "engine_kwargs"})
+
+
+def llm_options(spec: str) -> frozenset[str]:
+    """The options the LLM judge named by ``spec`` takes (``labels`` included)."""
+    if spec == "llm":
+        return OPENAI_OPTIONS | {"labels"}
+    if spec.startswith("hf:"):
+        return HF_OPTIONS | {"labels"}
+    if spec.startswith("vllm:"):
+        return VLLM_OPTIONS | {"labels"}
+    raise JudgeError(f"{spec!r} is not an LLM judge (llm, hf:PATH or vllm:MODEL)")
 
 
 def is_llm_spec(spec: str) -> bool:
@@ -65,7 +79,7 @@ def build_llm_judge(spec: str, **options: Any) -> LLMJudge:
                 raise JudgeError(f"config must be an OpenAIConfig, got {type(config).__name__}")
             _check_options(spec, opts, frozenset())
         else:
-            _check_options(spec, opts, _OPENAI_OPTIONS)
+            _check_options(spec, opts, OPENAI_OPTIONS)
             missing = [name for name in ("endpoint", "model") if not opts.get(name)]
             if missing:
                 raise JudgeError(
@@ -75,14 +89,14 @@ def build_llm_judge(spec: str, **options: Any) -> LLMJudge:
             config = OpenAIConfig(**opts)
         return LLMJudge(OpenAIBackend(config), labels=labels)
     if spec.startswith("hf:"):
-        from .hf_backend import HFBackend
+        from semcer.judges.llm.hf_backend import HFBackend
 
-        _check_options(spec, opts, _HF_OPTIONS)
+        _check_options(spec, opts, HF_OPTIONS)
         return LLMJudge(HFBackend(_path_of(spec, "hf:"), **opts), labels=labels)
     if spec.startswith("vllm:"):
-        from .vllm_backend import VLLMBackend
+        from semcer.judges.llm.vllm_backend import VLLMBackend
 
-        _check_options(spec, opts, _VLLM_OPTIONS)
+        _check_options(spec, opts, VLLM_OPTIONS)
         return LLMJudge(VLLMBackend(_path_of(spec, "vllm:"), **opts), labels=labels)
     raise JudgeError(f"{spec!r} is not an LLM judge (llm, hf:PATH or vllm:MODEL)")
 

@@ -15,9 +15,10 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ...errors import JudgeError
-from .judge import JudgeStats, Reading
-from .prompt import Prompt
+from semcer.errors import JudgeError
+from semcer.judges.base import JudgeSpec, JudgeStats
+from semcer.judges.llm.judge import Reading
+from semcer.judges.llm.prompt import Prompt
 
 _HF_HINT = 'the hf: judge needs torch and transformers: pip install "semcer[hf]"'
 
@@ -188,6 +189,12 @@ class HFBackend:
 
     def __repr__(self) -> str:
         return f"HFBackend({str(self.path)!r}, device={self.device!r})"
+
+    def spec(self) -> JudgeSpec:
+        options: dict[str, Any] = {"device": self.device, "dtype": self.dtype, "batch_size": self.batch_size}
+        if self.chat_template_kwargs:
+            options["chat_template_kwargs"] = self.chat_template_kwargs
+        return JudgeSpec(f"hf:{self.path}", options)
 
     def prepare(self, labels: Sequence[str]) -> None:
         self._variants = label_token_ids(self.tokenizer, labels)

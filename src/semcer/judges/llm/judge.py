@@ -15,9 +15,11 @@ import warnings
 from dataclasses import dataclass, field, fields
 from typing import Iterable, Protocol, Sequence
 
-from ...errors import JudgeError
-from ..base import LEVELS, EditContext, Judgement
-from .prompt import TEMPLATE_VERSION, Prompt, build_prompt, resolve_labels
+from semcer.alignment.context import EditContext
+from semcer.errors import JudgeError
+from semcer.judges.base import JudgeBase, JudgeSpec, JudgeStats
+from semcer.judges.distribution import LEVELS, Judgement
+from semcer.judges.llm.prompt import LABEL_SETS, TEMPLATE_VERSION, Prompt, build_prompt, resolve_labels
 
 #: Flag prefix of the label mass (the five labels' probability before renormalising).
 LABEL_MASS_FLAG = "label_mass="
@@ -42,35 +44,16 @@ class Reading:
     missing: int = 0
 
 
-@dataclass
-class JudgeStats:
-    """Counters of one judge object, updated as requests complete (read them for progress bars).
-
-    ``requests`` counts every attempt sent (retries included; forward passes for local models),
-    ``in_flight`` the requests (or prompts) open now,
-    ``edits`` the edits answered (failures included), ``failures`` the edits that ended without a
-    distribution, ``one_hot`` those read from the answer text because no probabilities came back.
-    """
-
-    requests: int = 0
-    retries: int = 0
-    in_flight: int = 0
-    edits: int = 0
-    failures: int = 0
-    one_hot: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    tokens_reported: bool = False
-
-    def as_dict(self) -> dict[str, int | bool]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "in_flight"}
-
-
 class Backend(Protocol):
     """What the judge needs from a model: an identity, a label check, and readings for prompts."""
 
     @property
     def identity(self) -> str: ...
+
+    @property
+    def preferred_batch_size(self) -> int: ...
+
+    def spec(self) -> JudgeSpec: ...
 
     def prepare(self, labels: Sequence[str]) -> None: ...
 
@@ -138,7 +121,7 @@ def label_mass(judgement: Judgement) -> float | None:
     return None
 
 
-class LLMJudge:
+class LLMJudge(JudgeBase):
     """The paper's judge: a prompt with the rubric and the edit, severity from the label distribution.
 
     ``backend`` is an :class:`~semcer.judges.llm.openai_backend.OpenAIBackend`,
@@ -151,7 +134,7 @@ class LLMJudge:
     def __init__(self, backend: Backend, *, labels: str | Sequence[str] = "digits") -> None:
         self.backend = backend
         self.labels = resolve_labels(labels)
-        self.stats = JudgeStats()
+        self._stats = JudgeStats()
         self._lock = threading.Lock()
         backend.prepare(self.labels)
 
@@ -167,7 +150,18 @@ class LLMJudge:
         Every call ends with its slowest request, so a batch holds many times the concurrency;
         a killed run loses at most one batch.
         """
-        return int(getattr(self.backend, "preferred_batch_size", 256))
+        return self.backend.preferred_batch_size
+
+    @property
+    def stats(self) -> JudgeStats:
+        return self._stats
+
+    def spec(self) -> JudgeSpec:
+        """The backend's spec, with the labels when they are not the default digits."""
+        base = self.backend.spec()
+        labels = next((name for name, ls in LABEL_SETS.items() if tuple(ls) == self.labels), list(self.labels))
+        options = dict(base.options) if labels == "digits" else {**base.options, "labels": labels}
+        return JudgeSpec(base.name, options)
 
     def prompt(self, ctx: EditContext) -> Prompt:
         """The prompt this judge sends for one edit."""
@@ -178,13 +172,13 @@ class LLMJudge:
             return []
         prompts = [self.prompt(ctx) for ctx in contexts]
         with self._lock:  # one batch at a time per judge; the backend runs the batch concurrently
-            readings = self.backend.read(prompts, self.labels, self.stats)
+            readings = self.backend.read(prompts, self.labels, self._stats)
         if len(readings) != len(prompts):
             raise JudgeError(f"backend {self.backend.identity!r} returned {len(readings)} readings for {len(prompts)} prompts")
         out = [judgement_from(r, self.labels) for r in readings]
         one_hot = sum(1 for j in out if ONE_HOT_FLAG in j.flags)
-        self.stats.one_hot += one_hot
-        self.stats.failures += sum(1 for j in out if j.p is None)
+        self._stats.one_hot += one_hot
+        self._stats.failures += sum(1 for j in out if j.p is None)
         if one_hot:
             warnings.warn(
                 f"{self.backend.identity}: {one_hot} of {len(out)} edits came back without token "
@@ -199,12 +193,6 @@ class LLMJudge:
     def close(self) -> None:
         """Release the backend (HTTP connections, the model)."""
         self.backend.close()
-
-    def __enter__(self) -> LLMJudge:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"LLMJudge({self.identity!r})"

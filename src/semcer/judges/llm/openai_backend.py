@@ -25,12 +25,13 @@ import math
 import os
 import random
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping, Sequence
 
-from ...errors import JudgeError
-from .judge import JudgeStats, Reading, label_probs_from_top
-from .prompt import Prompt
+from semcer.errors import JudgeError
+from semcer.judges.base import JudgeSpec, JudgeStats
+from semcer.judges.llm.judge import Reading, label_probs_from_top
+from semcer.judges.llm.prompt import Prompt
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
 
@@ -158,6 +159,15 @@ class OpenAIBackend:
 
     def __repr__(self) -> str:
         return f"OpenAIBackend(url={self.config.url!r}, model={self.config.model!r})"
+
+    def spec(self) -> JudgeSpec:
+        """``llm`` with the configuration's non-default options (the key only by its variable's name)."""
+        cfg = self.config
+        options = {f.name: getattr(cfg, f.name) for f in fields(cfg)
+                   if f.name in ("endpoint", "model") or getattr(cfg, f.name) != f.default}
+        if options.get("extra_body") is not None:
+            options["extra_body"] = dict(options["extra_body"])
+        return JudgeSpec("llm", options)
 
     def prepare(self, labels: Sequence[str]) -> None:
         """Remote tokenizers cannot be checked; the answers are matched to the labels as they come."""

@@ -12,8 +12,10 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Sequence
 
-from ...errors import JudgeError
-from ..base import LEVELS, MARK_CLOSE, MARK_OPEN, EditContext
+from semcer.alignment.context import MARK_CLOSE, MARK_OPEN, EditContext
+from semcer.errors import JudgeError
+from semcer.judges.distribution import LEVELS
+from semcer.text.script import base_lang, name_word
 
 #: Bump whenever the rendered text of any prompt changes.
 TEMPLATE_VERSION = "1"
@@ -140,8 +142,7 @@ def language_name(lang: str, source: str = "item") -> str:
     """``vi (Vietnamese)``; ``und`` when the language could not be told from the script."""
     if not lang or lang == "und":
         return "undetermined"
-    base = lang.split("-")[0].split("_")[0].lower()
-    name = _LANGUAGES.get(base)
+    name = _LANGUAGES.get(base_lang(lang))
     text = f"{lang} ({name})" if name else lang
     return f"{text}, guessed from the script" if source == "script" else text
 
@@ -219,9 +220,9 @@ def _base(unit: str) -> str:
 
 
 def _script(unit: str) -> str:
-    """The first word of the Unicode name (LATIN, CYRILLIC, CJK, ...): a cheap script proxy."""
-    name = unicodedata.name(unit[0], "")
-    return name.split(" ", 1)[0] if name else ""
+    """The first word of the Unicode name of the unit's first code point (LATIN, CYRILLIC, CJK,
+    COMMA, ...): two units with different name families are spelled out."""
+    return name_word(unit[0])
 
 
 def _word_of(marked: str) -> str:

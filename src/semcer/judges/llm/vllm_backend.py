@@ -12,10 +12,11 @@ import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ...errors import JudgeError
-from .hf_backend import label_token_ids, model_fingerprint, model_name, render_text
-from .judge import JudgeStats, Reading
-from .prompt import Prompt
+from semcer.errors import JudgeError
+from semcer.judges.base import JudgeSpec, JudgeStats
+from semcer.judges.llm.hf_backend import label_token_ids, model_fingerprint, model_name, render_text
+from semcer.judges.llm.judge import Reading
+from semcer.judges.llm.prompt import Prompt
 
 _VLLM_HINT = 'the vllm: judge needs vLLM (and a GPU): pip install "semcer[vllm]"'
 
@@ -47,6 +48,7 @@ class VLLMBackend:
         self.revision = revision
         self.dtype = dtype
         self.chat_template_kwargs = dict(chat_template_kwargs or {})
+        self.engine_kwargs = dict(engine_kwargs or {})
         local = Path(self.model).is_dir()
         self._name = model_name(self.model) if local else self.model
         self._fingerprint = model_fingerprint(self.model) if local else (revision or "unpinned")
@@ -70,6 +72,16 @@ class VLLMBackend:
 
     def __repr__(self) -> str:
         return f"VLLMBackend({self.model!r})"
+
+    def spec(self) -> JudgeSpec:
+        options: dict[str, Any] = {"dtype": self.dtype}
+        if self.revision:
+            options["revision"] = self.revision
+        if self.chat_template_kwargs:
+            options["chat_template_kwargs"] = self.chat_template_kwargs
+        if self.engine_kwargs:
+            options["engine_kwargs"] = self.engine_kwargs
+        return JudgeSpec(f"vllm:{self.model}", options)
 
     def prepare(self, labels: Sequence[str]) -> None:
         self._variants = label_token_ids(self.tokenizer, labels)

@@ -1,6 +1,6 @@
 """The paper's distilled scorer: a transformer student trained to reproduce a judge, any local backbone.
 
-``semcer distill`` (or :func:`train_student`) fits one on judged edits; :class:`StudentJudge` loads a
+``semcer distill`` (or :func:`semcer.training.student.train_student`) fits one on judged edits; :class:`StudentJudge` loads a
 checkpoint and judges like any other judge (``--judge student:DIR``). torch and transformers are an
 optional extra (``pip install "semcer[hf]"``) and are imported only when a model is trained or run:
 reading a checkpoint's identity, e.g. to find its edits in a store, needs neither.
@@ -15,43 +15,16 @@ import threading
 from pathlib import Path
 from typing import Any, Sequence
 
-from ...errors import JudgeError
-from ..base import EditContext, Judgement
-from .data import (
-    CONFIG_FILE,
-    HEAD_FILE,
-    HF_HINT,
-    StudentRow,
-    data_hash,
-    load_judged_edits,
-    parse_config,
-    require_hf,
-    split_rows,
-)
+from semcer.alignment.context import EditContext
+from semcer.errors import JudgeError
+from semcer.judges.base import JudgeBase, JudgeSpec
+from semcer.judges.distribution import Judgement
+from semcer.judges.student.data import CONFIG_FILE, HEAD_FILE, HF_HINT, StudentRow, parse_config, require_hf
 
-__all__ = ["HF_HINT", "StudentJudge", "StudentRow", "data_hash", "load_judged_edits", "require_hf", "split_rows",
-           "train_student"]
+__all__ = ["HF_HINT", "StudentJudge", "StudentRow", "require_hf"]
 
 
-def train_student(*args: Any, **kwargs: Any):
-    """Train a student; see :func:`.train.train_student` (imports torch on first use)."""
-    require_hf()
-    from .train import train_student as _train
-
-    return _train(*args, **kwargs)
-
-
-def __getattr__(name: str) -> Any:
-    """``TrainConfig`` on first use (it imports torch)."""
-    if name == "TrainConfig":
-        require_hf()
-        from .train import TrainConfig
-
-        return TrainConfig
-    raise AttributeError(name)
-
-
-class StudentJudge:
+class StudentJudge(JudgeBase):
     """A judge backed by a student checkpoint written by ``semcer distill``.
 
     ``identity`` is ``student:<name>+<hash>``, the hash covering the checkpoint's config.json and
@@ -90,11 +63,20 @@ class StudentJudge:
     def __repr__(self) -> str:
         return f"StudentJudge({str(self.directory)!r})"
 
+    def spec(self) -> JudgeSpec:
+        return JudgeSpec(f"student:{self.directory}", {"device": self.device, "batch_size": self.batch_size,
+                                                        "precision": self.precision})
+
+    def close(self) -> None:
+        """Drop the loaded model (it is loaded again on the next call)."""
+        with self._lock:
+            self._loaded = None
+
     def _model(self) -> tuple[Any, Any, Any]:
         with self._lock:
             if self._loaded is None:
                 require_hf()
-                from .model import load_student, resolve_device
+                from semcer.judges.student.model import load_student, resolve_device
 
                 device = resolve_device(self.device)
                 model, tokenizer, _ = load_student(self.directory, device)
@@ -105,7 +87,7 @@ class StudentJudge:
         """Five-level distributions of (marked_ref, marked_hyp) pairs, in input order."""
         if not pairs:
             return []
-        from .model import predict_pairs
+        from semcer.judges.student.model import predict_pairs
 
         model, tokenizer, device = self._model()
         return predict_pairs(model, tokenizer, pairs, max_length=int(self.config["max_length"]),

@@ -1,8 +1,9 @@
 """Judged edits for the transformer student: reading them, splitting them, turning them into tokens.
 
-Three sources give the same rows: a judged-edit store (SQLite), its Parquet export, and the
-labelled JSONL of ``data/severity/``. A row is the marked pair, the five-level distribution ``p``
-and, where the source has one, the reference line id (used to split train and validation by line).
+Three sources give the same rows (read by :mod:`semcer.io.judged`): a judged-edit store (SQLite),
+its Parquet export, and the labelled JSONL of ``data/severity/``. A row is the marked pair, the
+five-level distribution ``p`` and, where the source has one, the reference line id (used to split
+train and validation by line).
 
 The model reads one text per edit, the marked pair filled into :data:`TEMPLATE`. The *spans* are
 the tokens between ⟦ and ⟧ on each line, found from the tokenizer's character offsets; for an empty
@@ -17,21 +18,19 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import math
 import random
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ...errors import InputError, JudgeError
-from ..base import LEVELS, MARK_CLOSE, MARK_OPEN, RATINGS
+from semcer.alignment.context import MARK_CLOSE, MARK_OPEN
+from semcer.errors import InputError, JudgeError
+from semcer.judges.distribution import expected_rating
 
 #: How the marked pair becomes one text; the checkpoint's config records it.
 TEMPLATE = "reference: {ref}\noutput: {hyp}"
 
 HF_HINT = 'the transformer student needs torch and transformers: pip install "semcer[hf]"'
-
-_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 #: File names inside a checkpoint directory.
 CONFIG_FILE = "config.json"
@@ -88,7 +87,7 @@ class StudentRow:
     @property
     def severity(self) -> float:
         """The label's expected rating, Σ p_k · k/4."""
-        return sum(pk * rk for pk, rk in zip(self.p, RATINGS))
+        return expected_rating(self.p)
 
     def hash_key(self) -> str:
         """The fields that define a training row, as one canonical line (for the data hash)."""
@@ -105,105 +104,6 @@ def data_hash(rows: Iterable[StudentRow]) -> str:
         digest.update(line.encode("utf-8"))
         digest.update(b"\n")
     return digest.hexdigest()
-
-
-def _checked_row(raw: dict[str, Any], where: str) -> StudentRow:
-    """A StudentRow from a mapping with the store/labels field names; InputError naming ``where``."""
-    for name in ("marked_ref", "marked_hyp"):
-        value = raw.get(name)
-        if not isinstance(value, str):
-            raise InputError(f"{where}: {name} is missing or not a string")
-        if span_chars(value) is None:
-            raise InputError(f"{where}: {name} has no {MARK_OPEN}…{MARK_CLOSE} mark: {value!r}")
-    p = raw.get("p")
-    try:
-        values = tuple(float(x) for x in p)  # type: ignore[union-attr]
-    except (TypeError, ValueError):
-        raise InputError(f"{where}: p is missing or not a list of numbers: {p!r}") from None
-    if len(values) != LEVELS or not all(math.isfinite(x) and 0.0 <= x <= 1.0 for x in values):
-        raise InputError(f"{where}: p must be {LEVELS} probabilities in [0, 1], got {list(values)}")
-    total = sum(values)
-    if abs(total - 1.0) > 1e-4:
-        raise InputError(f"{where}: p sums to {total:.6f}, expected 1")
-    values = tuple(x / total for x in values)
-    text = lambda name: "" if raw.get(name) is None else str(raw[name])  # noqa: E731
-    return StudentRow(raw["marked_ref"], raw["marked_hyp"], values, text("lang"), text("op"),
-                      text("line_id"), text("judge"))
-
-
-def _read_jsonl(path: Path) -> list[StudentRow]:
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{number}: not JSON ({exc.msg})") from None
-            if not isinstance(raw, dict):
-                raise InputError(f"{path}:{number}: expected a JSON object")
-            rows.append(_checked_row(raw, f"{path}:{number}"))
-    return rows
-
-
-def _read_parquet(path: Path) -> list[StudentRow]:
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise InputError(f'{path}: reading Parquet needs pyarrow: pip install "semcer[parquet]"') from None
-    try:
-        table = pq.read_table(path)
-    except Exception as exc:  # pyarrow raises several unrelated types for unreadable files
-        raise InputError(f"{path}: not a readable Parquet file ({exc})") from None
-    missing = [c for c in ("marked_ref", "marked_hyp", "p") if c not in table.column_names]
-    if missing:
-        raise InputError(f"{path}: missing column(s) {', '.join(missing)}; expected a judged-edit export "
-                         "(`semcer store export`) with marked_ref, marked_hyp and p")
-    wanted = [c for c in ("marked_ref", "marked_hyp", "p", "lang", "op", "line_id", "judge") if c in table.column_names]
-    data = table.select(wanted).to_pydict()
-    return [_checked_row({c: data[c][i] for c in wanted}, f"{path}: row {i}") for i in range(table.num_rows)]
-
-
-def _read_store(path: Path) -> list[StudentRow]:
-    from ...store import JudgedEditStore
-
-    with JudgedEditStore(path, readonly=True) as store:
-        return [
-            _checked_row({k: r[k] for k in ("judge", "lang", "op", "marked_ref", "marked_hyp", "p")}, f"{path}: edit {n}")
-            for n, r in enumerate(store.rows())
-        ]
-
-
-def load_judged_edits(path: str | Path, *, judge: str | None = None) -> list[StudentRow]:
-    """The judged edits of a store (SQLite), a Parquet export or a labelled JSONL file.
-
-    The kind is read from the file (SQLite header, ``.parquet``, else JSONL). A store or export may
-    hold several judges' edits: a student learns one judge, so ``judge`` picks one identity, and it
-    is an error to leave it out when there are several.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    with open(path, "rb") as fh:
-        head = fh.read(len(_SQLITE_MAGIC))
-    if head == _SQLITE_MAGIC:
-        rows = _read_store(path)
-    elif path.suffix.lower() in (".parquet", ".pq") or head[:4] == b"PAR1":
-        rows = _read_parquet(path)
-    else:
-        rows = _read_jsonl(path)
-    judges = sorted({row.judge for row in rows if row.judge})
-    if judge is not None:
-        rows = [row for row in rows if row.judge == judge]
-        if not rows:
-            raise InputError(f"{path}: no edits of judge {judge!r} (judges: {', '.join(judges) or 'none named'})")
-    elif len(judges) > 1:
-        raise InputError(f"{path}: holds edits of {len(judges)} judges ({', '.join(judges)}); "
-                         "name the one to learn with --judge")
-    if not rows:
-        raise InputError(f"{path}: no judged edits")
-    return rows
 
 
 def split_rows(rows: Sequence[StudentRow], val_fraction: float, seed: int) -> tuple[list[StudentRow], list[StudentRow], str]:

@@ -22,9 +22,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ...errors import JudgeError
-from ..base import LEVELS, RATINGS
-from .data import (
+from semcer.errors import JudgeError
+from semcer.judges.distribution import LEVELS, RATINGS
+from semcer.judges.student.data import (
     BACKBONE_DIR,
     HEAD_FILE,
     check_tokenizer,

@@ -1,0 +1,317 @@
+/* The per-line loop of semcer.alignment.engine, in C: alignment call, counts and result tuples.
+ *
+ * It does exactly what the pure-Python loop in engine.py (_python_lines) does, line for line,
+ * and is optional: when this module is missing (no compiler at install time) or
+ * SEMCER_PURE_PYTHON=1 is set, the Python loop runs instead. tests/test_speedups.py checks that
+ * both give identical results.
+ *
+ * The results are NamedTuple instances (LineStats, Edit, Alignment, LineResult); they are made
+ * the way tuple.__new__(cls, items) makes them (tp_alloc of the class, then the items), without
+ * the temporary tuple.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+static PyObject *editops_fn, *clusters_type;
+static PyTypeObject *line_stats_t, *line_result_t, *alignment_t, *edit_t;
+static PyObject *s_S, *s_D, *s_I, *s_empty, *s_as_list;
+
+static PyObject *
+new_tuple(PyTypeObject *type, Py_ssize_t n)
+{
+    return type->tp_alloc(type, n);
+}
+
+static PyObject *
+setup(PyObject *self, PyObject *args)
+{
+    PyObject *ed, *cl, *ls, *lr, *al, *e;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!O!", &ed, &cl, &PyType_Type, &ls, &PyType_Type, &lr,
+                          &PyType_Type, &al, &PyType_Type, &e))
+        return NULL;
+    PyObject *types[4] = {ls, lr, al, e};
+    for (int k = 0; k < 4; k++) {
+        if (!PyType_IsSubtype((PyTypeObject *)types[k], &PyTuple_Type)) {
+            PyErr_SetString(PyExc_TypeError, "setup: result types must be tuple subclasses");
+            return NULL;
+        }
+    }
+    Py_XSETREF(editops_fn, Py_NewRef(ed));
+    Py_XSETREF(clusters_type, Py_NewRef(cl));
+    Py_XSETREF(line_stats_t, (PyTypeObject *)Py_NewRef(ls));
+    Py_XSETREF(line_result_t, (PyTypeObject *)Py_NewRef(lr));
+    Py_XSETREF(alignment_t, (PyTypeObject *)Py_NewRef(al));
+    Py_XSETREF(edit_t, (PyTypeObject *)Py_NewRef(e));
+    Py_RETURN_NONE;
+}
+
+/* The unit at index i of a sequence (str or list), through the id names when given. */
+static PyObject *
+unit_at(PyObject *seq, PyObject *index, PyObject *names)
+{
+    Py_ssize_t i = PyLong_AsSsize_t(index);
+    if (i == -1 && PyErr_Occurred())
+        return NULL;
+    PyObject *u;
+    if (PyList_CheckExact(seq)) {
+        if (i < 0 || i >= PyList_GET_SIZE(seq)) {
+            PyErr_SetString(PyExc_IndexError, "edit index out of range");
+            return NULL;
+        }
+        u = Py_NewRef(PyList_GET_ITEM(seq, i));
+    }
+    else {
+        u = PySequence_GetItem(seq, i);
+        if (u == NULL)
+            return NULL;
+    }
+    if (names != NULL) {
+        PyObject *named = PyDict_GetItemWithError(names, u);
+        if (named != NULL) {
+            Py_DECREF(u);
+            return Py_NewRef(named);
+        }
+        if (PyErr_Occurred()) {
+            Py_DECREF(u);
+            return NULL;
+        }
+    }
+    return u;
+}
+
+/* Typed edits from a list of (tag, i, j) tuples. */
+static PyObject *
+make_edits(PyObject *ops, PyObject *a, PyObject *b, PyObject *names)
+{
+    Py_ssize_t n = PyList_GET_SIZE(ops);
+    PyObject *out = PyTuple_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *op = PyList_GET_ITEM(ops, k);
+        if (!PyTuple_Check(op) || PyTuple_GET_SIZE(op) != 3) {
+            PyErr_SetString(PyExc_TypeError, "editops: expected (tag, i, j) tuples");
+            goto fail;
+        }
+        PyObject *tag = PyTuple_GET_ITEM(op, 0), *i = PyTuple_GET_ITEM(op, 1), *j = PyTuple_GET_ITEM(op, 2);
+        Py_UCS4 c = PyUnicode_Check(tag) && PyUnicode_GET_LENGTH(tag) ? PyUnicode_READ_CHAR(tag, 0) : 0;
+        PyObject *letter, *ru, *hu;
+        if (c == 'r') {
+            letter = s_S;
+            ru = unit_at(a, i, names);
+            hu = ru ? unit_at(b, j, names) : NULL;
+        }
+        else if (c == 'd') {
+            letter = s_D;
+            ru = unit_at(a, i, names);
+            hu = ru ? Py_NewRef(s_empty) : NULL;
+        }
+        else if (c == 'i') {
+            letter = s_I;
+            ru = Py_NewRef(s_empty);
+            hu = unit_at(b, j, names);
+        }
+        else {
+            PyErr_SetString(PyExc_ValueError, "editops: unknown tag");
+            goto fail;
+        }
+        if (ru == NULL || hu == NULL) {
+            Py_XDECREF(ru);
+            goto fail;
+        }
+        PyObject *e = new_tuple(edit_t, 7);
+        if (e == NULL) {
+            Py_DECREF(ru);
+            Py_DECREF(hu);
+            goto fail;
+        }
+        PyTuple_SET_ITEM(e, 0, Py_NewRef(letter));
+        PyTuple_SET_ITEM(e, 1, Py_NewRef(i));
+        PyTuple_SET_ITEM(e, 2, Py_NewRef(j));
+        PyTuple_SET_ITEM(e, 3, ru);
+        PyTuple_SET_ITEM(e, 4, hu);
+        PyTuple_SET_ITEM(e, 5, Py_NewRef(Py_None));
+        PyTuple_SET_ITEM(e, 6, Py_NewRef(Py_None));
+        PyTuple_SET_ITEM(out, k, e);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *
+as_units(PyObject *seq, PyObject *text, PyObject *names)
+{
+    if (seq == text || PyList_CheckExact(seq))
+        return Py_NewRef(seq);
+    return PyObject_CallFunctionObjArgs(clusters_type, seq, names, NULL);
+}
+
+/* lines(chunk, texts, seqs, names, need_edits, start, rows) -> int
+ *
+ * Scores lines start.. of the chunk and appends a LineResult for each to rows. Stops at the first
+ * line whose reference has no units and returns its index, for the caller to handle (then it calls
+ * again from the next line); returns -1 when every line is done. */
+static PyObject *
+lines(PyObject *self, PyObject *args)
+{
+    PyObject *chunk, *texts, *seqs, *names, *rows;
+    int need_edits;
+    Py_ssize_t start;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!pnO!", &PyList_Type, &chunk, &PyList_Type, &texts,
+                          &PyList_Type, &seqs, &PyDict_Type, &names, &need_edits, &start, &PyList_Type, &rows))
+        return NULL;
+    if (editops_fn == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "semcer.alignment._speedups.setup() was not called");
+        return NULL;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(chunk);
+    if (PyList_GET_SIZE(texts) != 2 * n || PyList_GET_SIZE(seqs) != 2 * n) {
+        PyErr_SetString(PyExc_ValueError, "texts and seqs must hold 2 * len(chunk) items");
+        return NULL;
+    }
+    for (Py_ssize_t k = start; k < n; k++) {
+        PyObject *p = PyList_GET_ITEM(chunk, k);
+        if (!PyTuple_Check(p) || PyTuple_GET_SIZE(p) < 5) {
+            PyErr_SetString(PyExc_TypeError, "chunk items must be (id, ref, hyp, doc, lang) tuples");
+            return NULL;
+        }
+        PyObject *r = PyList_GET_ITEM(texts, k), *h = PyList_GET_ITEM(texts, n + k);
+        PyObject *a = PyList_GET_ITEM(seqs, k), *b = PyList_GET_ITEM(seqs, n + k);
+        Py_ssize_t la = PyObject_Length(a);
+        if (la < 0)
+            return NULL;
+        int same = PyObject_RichCompareBool(r, h, Py_EQ);
+        if (same < 0)
+            return NULL;
+        PyObject *ops;
+        Py_ssize_t s = 0, d = 0, ins = 0;
+        if (same) {
+            b = a;
+            ops = PyList_New(0);
+            if (ops == NULL)
+                return NULL;
+        }
+        else {
+            PyObject *res = PyObject_CallFunctionObjArgs(editops_fn, a, b, NULL);
+            if (res == NULL)
+                return NULL;
+            ops = PyObject_CallMethodNoArgs(res, s_as_list);
+            Py_DECREF(res);
+            if (ops == NULL)
+                return NULL;
+            if (!PyList_CheckExact(ops)) {
+                Py_DECREF(ops);
+                PyErr_SetString(PyExc_TypeError, "editops().as_list() did not return a list");
+                return NULL;
+            }
+            Py_ssize_t lb = PyObject_Length(b);
+            if (lb < 0) {
+                Py_DECREF(ops);
+                return NULL;
+            }
+            Py_ssize_t m = PyList_GET_SIZE(ops);
+            for (Py_ssize_t q = 0; q < m; q++) {
+                PyObject *op = PyList_GET_ITEM(ops, q);
+                PyObject *tag = PyTuple_Check(op) && PyTuple_GET_SIZE(op) ? PyTuple_GET_ITEM(op, 0) : NULL;
+                if (tag != NULL && PyUnicode_Check(tag) && PyUnicode_GET_LENGTH(tag) && PyUnicode_READ_CHAR(tag, 0) == 'i')
+                    ins++;
+            }
+            /* deletions - insertions = la - lb */
+            d = ins + la - lb;
+            s = m - ins - d;
+        }
+        if (la == 0) {
+            Py_DECREF(ops);
+            return PyLong_FromSsize_t(k);
+        }
+        PyObject *stats = new_tuple(line_stats_t, 5);
+        if (stats == NULL) {
+            Py_DECREF(ops);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(stats, 0, PyLong_FromSsize_t(s));
+        PyTuple_SET_ITEM(stats, 1, PyLong_FromSsize_t(d));
+        PyTuple_SET_ITEM(stats, 2, PyLong_FromSsize_t(ins));
+        PyTuple_SET_ITEM(stats, 3, PyLong_FromSsize_t(la));
+        PyTuple_SET_ITEM(stats, 4, Py_NewRef(Py_None));
+        for (int q = 0; q < 4; q++) {
+            if (PyTuple_GET_ITEM(stats, q) == NULL) {
+                Py_DECREF(stats);
+                Py_DECREF(ops);
+                return NULL;
+            }
+        }
+        PyObject *row = new_tuple(line_result_t, 6);
+        if (row == NULL) {
+            Py_DECREF(stats);
+            Py_DECREF(ops);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(row, 0, Py_NewRef(PyTuple_GET_ITEM(p, 0)));
+        PyTuple_SET_ITEM(row, 1, Py_NewRef(PyTuple_GET_ITEM(p, 3)));
+        PyTuple_SET_ITEM(row, 2, Py_NewRef(PyTuple_GET_ITEM(p, 4)));
+        PyTuple_SET_ITEM(row, 3, stats); /* the row owns it from here */
+        if (need_edits) {
+            PyObject *ru = as_units(a, r, names);
+            PyObject *hu = ru == NULL ? NULL : b == a ? Py_NewRef(ru) : as_units(b, h, names);
+            PyObject *ed = hu == NULL ? NULL : make_edits(ops, a, b, (ru != a || hu != b) ? names : NULL);
+            PyObject *al = ed == NULL ? NULL : new_tuple(alignment_t, 7);
+            if (al == NULL) {
+                Py_XDECREF(ru);
+                Py_XDECREF(hu);
+                Py_XDECREF(ed);
+                Py_DECREF(row);
+                Py_DECREF(ops);
+                return NULL;
+            }
+            PyTuple_SET_ITEM(al, 0, Py_NewRef(r));
+            PyTuple_SET_ITEM(al, 1, Py_NewRef(h));
+            PyTuple_SET_ITEM(al, 2, ru);
+            PyTuple_SET_ITEM(al, 3, hu);
+            PyTuple_SET_ITEM(al, 4, Py_NewRef(ed));
+            PyTuple_SET_ITEM(al, 5, Py_NewRef(stats));
+            PyTuple_SET_ITEM(al, 6, Py_NewRef(Py_False));
+            PyTuple_SET_ITEM(row, 4, ed);
+            PyTuple_SET_ITEM(row, 5, al);
+        }
+        else {
+            PyTuple_SET_ITEM(row, 4, Py_NewRef(Py_None));
+            PyTuple_SET_ITEM(row, 5, Py_NewRef(Py_None));
+        }
+        Py_DECREF(ops);
+        int err = PyList_Append(rows, row);
+        Py_DECREF(row);
+        if (err < 0)
+            return NULL;
+    }
+    return PyLong_FromLong(-1);
+}
+
+static PyMethodDef methods[] = {
+    {"setup", setup, METH_VARARGS,
+     "setup(editops, Clusters, LineStats, LineResult, Alignment, Edit): what lines() calls and builds."},
+    {"lines", lines, METH_VARARGS,
+     "lines(chunk, texts, seqs, names, need_edits, start, rows) -> index of the first line with an "
+     "empty reference, or -1 when all lines are appended to rows."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "semcer.alignment._speedups",
+    "The per-line loop of semcer.alignment.engine in C (optional; see engine._python_lines).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    s_S = PyUnicode_InternFromString("S");
+    s_D = PyUnicode_InternFromString("D");
+    s_I = PyUnicode_InternFromString("I");
+    s_empty = PyUnicode_InternFromString("");
+    s_as_list = PyUnicode_InternFromString("as_list");
+    if (!s_S || !s_D || !s_I || !s_empty || !s_as_list)
+        return NULL;
+    return PyModule_Create(&module);
+}

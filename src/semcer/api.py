@@ -1,0 +1,216 @@
+"""The Python API: ``cer``, ``align`` and corpus-level ``evaluate``, wiring the layers below.
+
+``evaluate`` coerces its inputs into pairs, runs the line engine, judges the edits through the
+store when a judge is given, and aggregates. It changes nothing in the interpreter: no collector
+switch, no global state (for very large corpora wrap calls in
+:func:`semcer.scale.gc.collector_paused`, as the command line does). A judge or store it opens
+from a name or path it also closes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import repeat
+from typing import Any
+
+from semcer.alignment.engine import Pair, align_lines, align_one, check_empty_ref
+from semcer.alignment.line import Alignment
+from semcer.errors import EmptyReferenceError, InputError
+from semcer.io.collections import Collection
+from semcer.io.pairing import Paired, pair_collections
+from semcer.judges import resolve_judge
+from semcer.judges.base import JudgeBase
+from semcer.metrics.aggregate import aggregate
+from semcer.metrics.results import Evaluation, Unmatched
+from semcer.metrics.signature import Signature
+from semcer.reports.progress import judge_bar, line_bar
+from semcer.store.judging import judge_into_store, judge_rows, line_contexts
+from semcer.store.sqlite import JudgedEditStore
+from semcer.text.policy import TextPolicy, get_policy
+from semcer.text.units import Unit, check_unit
+
+
+def align(
+    reference: str,
+    hypothesis: str,
+    *,
+    unit: Unit = "grapheme",
+    policy: str | TextPolicy | None = None,
+    offsets: bool = True,
+) -> Alignment:
+    """Align one reference with one output and return typed edits with their original offsets."""
+    check_unit(unit)
+    return align_one(reference, hypothesis, unit, get_policy(policy), edits=True, offsets=offsets)
+
+
+def cer(
+    reference: str | Sequence[str],
+    hypothesis: str | Sequence[str],
+    *,
+    unit: Unit = "grapheme",
+    policy: str | TextPolicy | None = None,
+    empty_ref: str = "error",
+) -> float:
+    """CER of one line, or corpus CER (Σ edits / Σ reference units) of two equal-length lists."""
+    if isinstance(reference, str) != isinstance(hypothesis, str):
+        raise InputError("pass two strings or two lists of strings")
+    if isinstance(reference, str):
+        check_unit(unit)
+        check_empty_ref(empty_ref)
+        stats = align_one(reference, hypothesis, unit, get_policy(policy), edits=False, offsets=False).stats  # type: ignore[arg-type]
+        if stats.units:
+            return stats.edits / stats.units
+        reference, hypothesis = [reference], [hypothesis]  # type: ignore[list-item]  # the error path
+    result = evaluate(reference, hypothesis, unit=unit, policy=policy, empty_ref=empty_ref)
+    if result.corpus.cer is None:
+        raise EmptyReferenceError("CER is undefined: every reference is empty after the policy")
+    return result.corpus.cer
+
+
+def evaluate(
+    references: Any,
+    hypotheses: Any = None,
+    *,
+    unit: Unit = "grapheme",
+    policy: str | TextPolicy | None = None,
+    empty_ref: str = "error",
+    docs: Sequence[str] | Mapping[str, str] | None = None,
+    edits: bool = False,
+    offsets: bool = False,
+    judge: Any = None,
+    store: Any = None,
+    progress: bool = False,
+) -> Evaluation:
+    """Score a corpus: per line, per document, corpus CER and document-mean CER (and semCER with a judge).
+
+    ``references``/``hypotheses`` are two lists of strings (ids 1..n; each line is its own document
+    unless ``docs`` says otherwise), two dicts id -> text, two :class:`semcer.io.collections.Collection`,
+    or a :class:`semcer.io.pairing.Paired` alone. With ``judge`` (a judge object, or a name such as
+    ``"rubric"``), every grapheme edit is charged a severity and semCER is reported; ``store`` (a
+    path or :class:`semcer.store.sqlite.JudgedEditStore`) caches judged edits. ``progress`` shows
+    bars on standard error for long steps.
+    """
+    check_unit(unit)
+    check_empty_ref(empty_ref)
+    pol = get_policy(policy)
+    pairs, unmatched = _as_pairs(references, hypotheses, docs)
+    if not pairs:
+        raise InputError("nothing to score: no lines")
+    with contextlib.ExitStack() as stack:
+        bar = line_bar(len(pairs), progress)
+        if bar is not None:
+            stack.callback(bar.close)
+        rows, skipped = align_lines(pairs, unit, pol, empty_ref, edits=edits or judge is not None, offsets=offsets,
+                                    progress=bar)
+    del pairs
+    if judge is None:
+        agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=False)
+        return Evaluation(Signature.build(unit, pol, empty_ref, None), tuple(rows), agg, tuple(skipped),
+                          unmatched=unmatched)
+    with _opened_judge(judge) as j, _opened_store(store) as st, contextlib.ExitStack() as stack:
+        jbar = judge_bar(j, sum(len(r.edits or ()) for r in rows), progress)
+        if jbar is not None:
+            stack.callback(jbar.close)
+        rows, judged, run = judge_rows(rows, j, st, progress=jbar)
+    if not edits:
+        rows = [r._replace(edits=None, alignment=None) for r in rows]
+    agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=True)
+    return Evaluation(Signature.build(unit, pol, empty_ref, j.identity), tuple(rows), agg, tuple(skipped),
+                      tuple(judged), run, unmatched)
+
+
+@contextlib.contextmanager
+def _opened_judge(judge: Any) -> Iterator[JudgeBase]:
+    """The judge; closed afterwards when it was built here from a name."""
+    if isinstance(judge, str):
+        with resolve_judge(judge) as built:
+            yield built
+    else:
+        yield resolve_judge(judge)
+
+
+@contextlib.contextmanager
+def _opened_store(store: Any) -> Iterator[JudgedEditStore | None]:
+    """The store; opened (and closed afterwards) here when given as a path."""
+    if store is None or isinstance(store, JudgedEditStore):
+        yield store
+    else:
+        with JudgedEditStore(store) as opened:
+            yield opened
+
+
+def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[str, str] | None
+              ) -> tuple[list[Pair], Unmatched]:
+    if isinstance(references, Paired):
+        return list(references.pairs), Unmatched(references.dropped_refs, references.dropped_hyps)
+    if isinstance(references, Collection) and isinstance(hypotheses, Collection):
+        paired = pair_collections(references, hypotheses)
+        return list(paired.pairs), Unmatched(paired.dropped_refs, paired.dropped_hyps)
+    ids, refs, hyps = _texts(references, hypotheses)
+    if not set(map(type, refs)) <= {str} or not set(map(type, hyps)) <= {str}:
+        for k, (r, h) in enumerate(zip(refs, hyps)):
+            if not isinstance(r, str) or not isinstance(h, str):
+                raise InputError(f"item {ids[k]}: texts must be str, got {type(r).__name__} and {type(h).__name__}")
+    if docs is None:
+        doc_of = ids
+    elif isinstance(docs, Mapping):
+        doc_of = [str(docs.get(i, i)) for i in ids]
+    else:
+        doc_of = [str(d) for d in docs]
+        if len(doc_of) != len(ids):
+            raise InputError(f"{len(doc_of)} document ids for {len(ids)} lines")
+    return list(map(tuple.__new__, repeat(Pair), zip(ids, refs, hyps, doc_of, repeat(None)))), Unmatched()
+
+
+def _texts(references: Any, hypotheses: Any) -> tuple[list[str], list[Any], list[Any]]:
+    """Ids, references and outputs of two dicts (matched by key) or two lists (ids 1..n)."""
+    if isinstance(references, Mapping) and isinstance(hypotheses, Mapping):
+        missing = [k for k in references if k not in hypotheses]
+        extra = [k for k in hypotheses if k not in references]
+        if missing or extra:
+            raise InputError(
+                f"ids differ: {len(missing)} only in references (e.g. {missing[:3]}), "
+                f"{len(extra)} only in outputs (e.g. {extra[:3]})"
+            )
+        return [str(k) for k in references], [references[k] for k in references], [hypotheses[k] for k in references]
+    if isinstance(references, str) or isinstance(hypotheses, str):
+        raise InputError("references and outputs must both be lists (or both dicts) of strings")
+    refs, hyps = list(references), list(hypotheses)
+    if len(refs) != len(hyps):
+        raise InputError(f"{len(refs)} references but {len(hyps)} outputs")
+    return list(map(str, range(1, len(refs) + 1))), refs, hyps
+
+
+def judge_corpus(
+    references: Any,
+    hypotheses: Any = None,
+    *,
+    judge: Any,
+    store: Any,
+    unit: Unit = "grapheme",
+    policy: str | TextPolicy | None = None,
+    empty_ref: str = "error",
+    batch_size: int | None = None,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Judge every grapheme edit of a corpus into ``store`` without scoring (``semcer judge``).
+
+    The edits and their contexts are exactly those :func:`evaluate` would judge; edits already in
+    the store are not sent again, and each batch is stored as soon as it is judged, so a killed run
+    resumes where it stopped. Returns the run's summary (:func:`semcer.store.judging.run_summary`).
+    """
+    result = evaluate(references, hypotheses, unit=unit, policy=policy, empty_ref=empty_ref, edits=True,
+                      progress=progress)
+    contexts, _ = line_contexts(result.lines)
+    with _opened_judge(judge) as j, _opened_store(store) as st:
+        if st is None:
+            raise InputError("judging into a store needs a store: give store=PATH (command line: --store PATH)")
+        bar = judge_bar(j, len(contexts), progress)
+        try:
+            _, summary = judge_into_store(j, contexts, st, progress=bar, batch_size=batch_size)
+        finally:
+            if bar is not None:
+                bar.close()
+    summary["store"] = str(st.path)
+    return summary

@@ -1,0 +1,112 @@
+"""Options shared by several subcommands: what is compared, how results are written, which judge.
+
+The judge options are one set for every subcommand that judges (``score``, ``judge``,
+``judge-eval``): the LLM judge's options are checked against the backend lists that
+:mod:`semcer.judges.llm` owns, so a new option is added in one place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from semcer.alignment.engine import EMPTY_REF_POLICIES
+from semcer.errors import JudgeError
+from semcer.io.pairing import UNMATCHED_POLICIES
+from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
+from semcer.text.policy import DEFAULT_POLICY, PRESETS
+
+#: LLM options as command-line destinations (each ``--endpoint`` etc. is None unless given).
+LLM_ARGS = ("endpoint", "model", "model_revision", "api_key_env", "concurrency", "timeout", "max_retries",
+            "extra_body", "labels", "device", "dtype", "batch_size", "chat_template_kwargs", "revision")
+
+
+def add_input_options(p: argparse.ArgumentParser) -> None:
+    """REFS HYPS and the options that decide what is compared and how."""
+    p.add_argument("refs", metavar="REFS", help="references: .jsonl, .tsv, .csv (columns id, text, optional doc, lang), "
+                   "a plain-text file (one line per item, line number = id) or a directory of .txt pages")
+    p.add_argument("hyps", metavar="HYPS", help="outputs to score, in the same form as REFS")
+    p.add_argument("--unit", choices=("grapheme", "codepoint"), default="grapheme",
+                   help="unit of comparison: extended grapheme clusters (default) or Unicode code points (as jiwer)")
+    p.add_argument("--policy", default=DEFAULT_POLICY, metavar="NAME",
+                   help=f"text policy applied to both sides before alignment: a preset ({', '.join(PRESETS)}) or "
+                   "steps joined by '+', e.g. nfkc+casefold+collapse-ws (see `semcer policies`); default: %(default)s")
+    p.add_argument("--empty-ref", choices=tuple(EMPTY_REF_POLICIES), default="error", dest="empty_ref",
+                   help="what an empty reference does: " + "; ".join(f"{k}: {v}" for k, v in EMPTY_REF_POLICIES.items()))
+    p.add_argument("--unmatched", choices=tuple(UNMATCHED_POLICIES), default="error",
+                   help="ids present on one side only: " + "; ".join(f"{k}: {v}" for k, v in UNMATCHED_POLICIES.items()))
+
+
+def add_output_options(p: argparse.ArgumentParser, *, lines: bool = True) -> None:
+    p.add_argument("--json", action="store_true", help="print JSON for machines instead of the table")
+    if lines:
+        p.add_argument("--lines", action="store_true", help="with --json, include one row per line")
+    p.add_argument("--output", "-o", metavar="FILE", help="write the result to FILE (atomically) instead of standard output")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+
+
+def add_judge_options(parser: argparse.ArgumentParser, *, default_judge: str | None = DEFAULT_JUDGE,
+                      store_help: str = "SQLite store of judged edits: reused across runs, so no edit is judged twice") -> None:
+    """``--judge``, ``--store`` and the LLM judge's options."""
+    parser.add_argument("--judge", default=default_judge, metavar="NAME",
+                        help=f"judge charging each edit (default: %(default)s; one of {', '.join(JUDGE_NAMES)})")
+    parser.add_argument("--store", metavar="PATH", help=store_help)
+    g = parser.add_argument_group("LLM judge (--judge llm, hf:PATH or vllm:MODEL)")
+    g.add_argument("--endpoint", metavar="URL",
+                   help="base URL of an OpenAI-compatible server, as for the OpenAI client, e.g. http://127.0.0.1:8000/v1")
+    g.add_argument("--model", metavar="NAME", help="the served model's name (what the server lists at /v1/models)")
+    g.add_argument("--model-revision", metavar="REV", dest="model_revision",
+                   help="what pins the served weights beyond the name (commit, quantisation); part of the judge identity")
+    g.add_argument("--api-key-env", metavar="VAR", dest="api_key_env",
+                   help="environment variable holding the API key (default: OPENAI_API_KEY; no key is sent when it is unset)")
+    g.add_argument("--concurrency", type=int, metavar="N", help="requests in flight at most (default: 16)")
+    g.add_argument("--timeout", type=float, metavar="S", help="seconds to wait for one answer (default: 60)")
+    g.add_argument("--max-retries", type=int, metavar="K", dest="max_retries",
+                   help="retries of a request after 429, 5xx, a timeout, a lost connection or a malformed answer (default: 5)")
+    g.add_argument("--extra-body", metavar="JSON", dest="extra_body", type=_json_object,
+                   help='JSON merged into every request, e.g. \'{"chat_template_kwargs": {"enable_thinking": false}}\'')
+    g.add_argument("--labels", metavar="SET",
+                   help="answer labels: digits (0-4, default), letters (A-E), or five comma-separated strings")
+    g.add_argument("--device", metavar="DEV", help="hf: torch device (default: cuda when available, else cpu)")
+    g.add_argument("--dtype", metavar="DTYPE", help="hf:/vllm: weights dtype: auto (default), bfloat16, float16, float32")
+    g.add_argument("--batch-size", type=int, metavar="N", dest="batch_size", help="hf: prompts per forward pass (default: 8)")
+    g.add_argument("--chat-template-kwargs", metavar="JSON", dest="chat_template_kwargs", type=_json_object,
+                   help='hf:/vllm: options of the chat template, e.g. \'{"enable_thinking": false}\'')
+    g.add_argument("--revision", metavar="REV", help="vllm: model revision to load")
+
+
+def judge_from_args(args: argparse.Namespace) -> Any:
+    """The judge named by ``--judge``, configured by the LLM options when it is an LLM judge."""
+    from semcer.judges import resolve_judge
+    from semcer.judges.llm import is_llm_spec, llm_options
+
+    spec = (getattr(args, "judge", None) or "").strip()
+    if not spec:
+        raise JudgeError("no judge: give --judge llm (with --endpoint and --model), --judge hf:PATH or another judge name")
+    given = {name: getattr(args, name) for name in LLM_ARGS if getattr(args, name, None) is not None}
+    flags = lambda names: ", ".join("--" + k.replace("_", "-") for k in names)  # noqa: E731
+    if not is_llm_spec(spec):
+        if given:
+            raise JudgeError(f"{flags(given)} apply to the LLM judge only (--judge llm, hf:PATH or vllm:MODEL), not to {spec!r}")
+        return resolve_judge(spec)
+    wrong = [k for k in given if k not in llm_options(spec)]
+    if wrong:
+        kind = "--judge llm" if spec == "llm" else "--judge hf:PATH" if spec.startswith("hf:") else "--judge vllm:MODEL"
+        raise JudgeError(f"{flags(wrong)} do not apply to {kind}")
+    return resolve_judge(spec, **given)
+
+
+def _json_object(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("expected a JSON object {...}")
+    return value
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    return not getattr(args, "quiet", False) and sys.stderr.isatty()

@@ -1,0 +1,107 @@
+"""Pair reference and output collections by id, under the ``unmatched`` policy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from semcer.alignment.engine import Pair
+from semcer.errors import InputError
+from semcer.io.collections import Collection, Item, check_unique
+
+__all__ = ["UNMATCHED_POLICIES", "Paired", "pair_collections"]
+
+#: What an id present on one side only does.
+UNMATCHED_POLICIES: dict[str, str] = {
+    "error": "default: stop with an error listing the ids present on one side only",
+    "drop": "drop them and report how many were dropped on each side",
+}
+
+_SHOW_IDS = 5  # how many unmatched ids an error message lists per side
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Matched pairs in reference order, plus the ids dropped for having no partner."""
+
+    pairs: tuple[Pair, ...]
+    dropped_refs: tuple[str, ...]  # ids only in the references (unmatched="drop")
+    dropped_hyps: tuple[str, ...]  # ids only in the outputs (unmatched="drop")
+
+
+
+def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "error") -> Paired:
+    """Match each reference with the output of the same id, in reference order.
+
+    Ids present on one side only are an error by default (a missing output would otherwise be
+    silently ignored); ``unmatched="drop"`` drops them and records their ids, so the caller can
+    report how many were dropped. The same id with a different doc or lang on the two sides is an
+    error. A pair's doc is the reference's doc if given, else the output's, else the id itself.
+    """
+    if unmatched not in ("error", "drop"):
+        raise InputError(f"unknown unmatched policy {unmatched!r}; expected 'error' or 'drop'")
+    ref_by_id = _index(refs)
+    hyp_by_id = _index(hyps)
+    only_refs = tuple(i for i in ref_by_id if i not in hyp_by_id)
+    only_hyps = tuple(i for i in hyp_by_id if i not in ref_by_id)
+    if (only_refs or only_hyps) and unmatched == "error":
+        raise InputError(_unmatched_message(refs, hyps, only_refs, only_hyps))
+    pairs = []
+    get = hyp_by_id.get
+    for id_, ref in ref_by_id.items():
+        hyp = get(id_)
+        if hyp is None:
+            continue
+        doc, lang = ref.doc, ref.lang
+        if hyp.doc is not None and hyp.doc != doc:
+            doc = _agree(doc, hyp.doc, "doc", ref, hyp, refs, hyps)
+        if hyp.lang is not None and hyp.lang != lang:
+            lang = _agree(lang, hyp.lang, "lang", ref, hyp, refs, hyps)
+        pairs.append(Pair(id_, ref.text, hyp.text, doc or id_, lang))
+    if not pairs:
+        raise InputError(
+            f"{refs.path} vs {hyps.path}: no id appears in both references and outputs; "
+            f"nothing to score (first reference ids: {_show(only_refs)}; "
+            f"first output ids: {_show(only_hyps)})"
+        )
+    return Paired(pairs=tuple(pairs), dropped_refs=only_refs, dropped_hyps=only_hyps)
+
+
+def _index(coll: Collection) -> dict[str, Item]:
+    """Items by id; a collection built in memory may not have been checked for duplicates."""
+    by_id = {item.id: item for item in coll.items}
+    if len(by_id) != len(coll.items):
+        check_unique(coll.items, coll.path)  # raises, naming the duplicate
+    return by_id
+
+
+def _agree(a: str | None, b: str | None, key: str, ref: Item, hyp: Item,
+           refs: Collection, hyps: Collection) -> str | None:
+    if a is not None and b is not None and a != b:
+        raise InputError(
+            f"{ref.source or refs.path}: id {ref.id!r} has {key} {a!r} in the references but "
+            f"{b!r} in the outputs ({hyp.source or hyps.path}); the two sides must agree"
+        )
+    return a if a is not None else b
+
+
+def _show(ids: tuple[str, ...]) -> str:
+    if not ids:
+        return "none"
+    shown = ", ".join(repr(i) for i in ids[:_SHOW_IDS])
+    return shown + (", ..." if len(ids) > _SHOW_IDS else "")
+
+
+def _unmatched_message(refs: Collection, hyps: Collection,
+                       only_refs: tuple[str, ...], only_hyps: tuple[str, ...]) -> str:
+    parts = []
+    if only_refs:
+        parts.append(f"{len(only_refs)} reference id(s) have no output ({_show(only_refs)})")
+    if only_hyps:
+        parts.append(f"{len(only_hyps)} output id(s) have no reference ({_show(only_hyps)})")
+    hint = ""
+    if (refs.format == "text") != (hyps.format == "text") and "text" in (refs.format, hyps.format):
+        hint = " A plain-text file is line-aligned: its ids are line numbers ('1', '2', ...)."
+    return (
+        f"{refs.path} vs {hyps.path}: {' and '.join(parts)}.{hint} To score only the ids present "
+        "on both sides, pass unmatched='drop' (command line: --unmatched drop)."
+    )

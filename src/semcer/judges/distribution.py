@@ -1,0 +1,84 @@
+"""The five-level severity distribution: levels, ratings, expected rating, mode, and the one check
+every distribution passes wherever it comes from (a judge, the store, a Parquet file, a label file).
+
+Level k of the rubric has rating k/4 (paper, Table 1). A judge's answer for one edit is a
+distribution over the five levels; its **severity** is the expected rating and its **mode** the most
+likely level (the lowest wins a tie).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+#: Number of rubric levels; level k has rating k/4 (paper, Table 1).
+LEVELS = 5
+RATINGS: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+#: How far from 1 the five probabilities may sum (rounding in a file or a server's answer).
+SUM_TOLERANCE = 1e-6
+
+Distribution = tuple[float, float, float, float, float]
+
+
+def expected_rating(p: Sequence[float]) -> float:
+    """Σ p_k · k/4, summed from level 0 up (the order fixes the last bit of the float)."""
+    return sum(pk * rk for pk, rk in zip(p, RATINGS))
+
+
+def mode_of(p: Sequence[float]) -> int:
+    """The most likely level; of equally likely levels the lowest."""
+    return max(range(LEVELS), key=lambda k: (p[k], -k))
+
+
+def check_distribution(p: Any) -> Distribution:
+    """``p`` as five floats, unchanged; ValueError saying why when it is not a five-level distribution
+    (five finite numbers in [0, 1] summing to 1 within :data:`SUM_TOLERANCE`)."""
+    if p is None:
+        raise ValueError("p is missing")
+    if isinstance(p, (str, bytes)):
+        raise ValueError(f"p is not a list of numbers: {p!r}")
+    try:
+        values = tuple(float(x) for x in p)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"p is not a list of numbers: {p!r}") from None
+    if any(isinstance(x, bool) for x in p):
+        raise ValueError(f"p is not a list of numbers: {p!r}")
+    if len(values) != LEVELS:
+        raise ValueError(f"p has {len(values)} values, expected {LEVELS}")
+    if not all(math.isfinite(x) for x in values):
+        raise ValueError(f"p has a value that is not a finite number: {list(values)}")
+    if min(values) < 0.0 or max(values) > 1.0:
+        raise ValueError(f"p has a value outside [0, 1]: {list(values)}")
+    total = math.fsum(values)
+    if abs(total - 1.0) > SUM_TOLERANCE:
+        raise ValueError(f"p sums to {total!r}, expected 1 (within {SUM_TOLERANCE:g})")
+    return values  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """A judge's answer for one edit.
+
+    ``p`` is a distribution over the five levels (sums to 1), or ``None`` when the judge failed on
+    this edit (``failure`` says why); a failed edit is reported and never charged as 0.
+    ``edit_class`` is the judge's class of the edit when it computes one; ``flags`` are notes such as
+    ``"no-lexicon"`` or ``"one-hot"`` (no probabilities available).
+    """
+
+    p: Distribution | None
+    edit_class: str = ""
+    flags: tuple[str, ...] = ()
+    failure: str = ""
+
+    @property
+    def severity(self) -> float | None:
+        """Expected rating, Σ p_k · k/4 (None for a failed edit)."""
+        return None if self.p is None else expected_rating(self.p)
+
+    @property
+    def mode(self) -> int | None:
+        """Most likely level (the lowest level wins a tie; None for a failed edit)."""
+        return None if self.p is None else mode_of(self.p)

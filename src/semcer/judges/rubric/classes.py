@@ -1,0 +1,133 @@
+"""Unicode-level classification of grapheme units and of one edit between them.
+
+These are the surface facts a severity rule starts from: is the edit only a space, a case change,
+a compatibility variant (full-width ``：`` vs ``:``), punctuation, a changed mark on the same base
+letters (``ấ``/``á``, a Hindi vowel sign), a digit, a letter, an ideograph? No lexicon is used here.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from semcer.caches import cache
+
+#: Edit classes, in the order the classifier tries them.
+EDIT_CLASSES: tuple[str, ...] = (
+    "none",  # both sides equal (not an edit; kept so that the function is total)
+    "compat",  # NFKC-equal, e.g. full-width vs half-width
+    "case",  # equal after case folding
+    "homoglyph",  # letters of different scripts that look the same (Latin o, Greek ο, Cyrillic о)
+    "digit",  # a digit on either side (digit<->digit, letter<->digit, digit inserted or deleted)
+    "whitespace",  # only whitespace involved
+    "punct",  # punctuation or symbols (and whitespace), no letter, mark or digit
+    "mark",  # same base letters after removing marks (diacritics, tone marks, vowel signs)
+    "ideograph",  # Han (or another ideographic script) involved
+    "letter",  # letters (alphabets, abugidas, syllabaries, Hangul)
+    "other",  # anything else (control or format characters, unassigned)
+)
+
+#: Kinds of a single unit.
+UNIT_KINDS: tuple[str, ...] = (
+    "empty", "space", "digit", "letter", "ideograph", "mark", "punct", "symbol", "other"
+)
+
+def _is_ideograph(ch: str) -> bool:
+    o = ord(ch)
+    return (
+        0x4E00 <= o <= 0x9FFF
+        or 0x3400 <= o <= 0x4DBF
+        or 0x20000 <= o <= 0x3134F
+        or 0xF900 <= o <= 0xFAFF
+        or o == 0x3007  # 〇
+    )
+
+
+@cache(maxsize=1 << 16)
+def unit_kind(unit: str) -> str:
+    """Kind of one grapheme unit, decided by its first code point that is not a mark."""
+    if not unit:
+        return "empty"
+    if unit.isspace():
+        return "space"
+    base = ""
+    for ch in unit:
+        if unicodedata.category(ch)[0] != "M":
+            base = ch
+            break
+    if not base:
+        return "mark"
+    cat = unicodedata.category(base)
+    if cat == "Nd":
+        return "digit"
+    if cat[0] == "L":
+        return "ideograph" if _is_ideograph(base) else "letter"
+    if cat[0] == "N":  # No/Nl: superscripts, fractions, Roman numerals, circled numbers
+        return "digit" if any(unicodedata.category(c) == "Nd" for c in unicodedata.normalize("NFKC", unit)) else "symbol"
+    if cat[0] == "P":
+        return "punct"
+    if cat[0] == "S":
+        return "symbol"
+    if cat[0] == "Z":
+        return "space"
+    return "other"
+
+
+@cache(maxsize=1 << 16)
+def strip_marks(text: str) -> str:
+    """``text`` case-folded, decomposed, with every combining mark removed (the base letters)."""
+    decomposed = unicodedata.normalize("NFD", text.casefold())
+    return "".join(ch for ch in decomposed if unicodedata.category(ch)[0] != "M")
+
+
+@cache(maxsize=1 << 16)
+def edit_class(ref_unit: str, hyp_unit: str) -> str:
+    """Class of the edit ``ref_unit`` -> ``hyp_unit`` (one side may be empty: a deletion/insertion).
+
+    The first matching class of :data:`EDIT_CLASSES` wins, so a full-width digit read as an ASCII
+    digit is ``compat``, and ``O``/``0`` is ``digit``.
+    """
+    if ref_unit == hyp_unit:
+        return "none"
+    if ref_unit and hyp_unit:
+        if unicodedata.normalize("NFKC", ref_unit) == unicodedata.normalize("NFKC", hyp_unit):
+            return "compat"
+        if ref_unit.casefold() == hyp_unit.casefold():
+            return "case"
+        if _skeleton(ref_unit) == _skeleton(hyp_unit):
+            return "homoglyph"
+    kinds = {unit_kind(ref_unit), unit_kind(hyp_unit)} - {"empty"}
+    if "digit" in kinds:
+        return "digit"
+    if kinds <= {"space"}:
+        return "whitespace"
+    if kinds <= {"space", "punct", "symbol"}:
+        return "punct"
+    if ref_unit and hyp_unit and strip_marks(ref_unit) == strip_marks(hyp_unit):
+        return "mark"
+    if kinds == {"mark"}:  # a lone combining mark inserted or deleted
+        return "mark"
+    if "ideograph" in kinds:
+        return "ideograph"
+    if "letter" in kinds or "mark" in kinds:
+        return "letter"
+    return "other"
+
+
+# Latin, Greek and Cyrillic letters that print (nearly) alike, mapped to one Latin skeleton; a
+# small hand-made subset of Unicode's confusables (UTS #39) covering what OCR actually swaps.
+_HOMOGLYPHS = {
+    "a": "аα", "c": "сϲ", "e": "е", "i": "іι", "j": "ј", "o": "оο", "p": "рρ", "s": "ѕ", "x": "хχ",
+    "y": "у", "v": "ν", "k": "κ", "h": "һ",
+    "A": "АΑ", "B": "ВΒ", "C": "СϹ", "E": "ЕΕ", "H": "НΗ", "I": "ІΙ", "J": "Ј", "K": "КΚ",
+    "M": "МΜ", "N": "Ν", "O": "ОΟ", "P": "РΡ", "S": "Ѕ", "T": "ТΤ", "X": "ХΧ", "Y": "ΥҮ", "Z": "Ζ",
+}
+_SKELETON_OF = {ch: latin for latin, others in _HOMOGLYPHS.items() for ch in others}
+
+
+def _skeleton(unit: str) -> str:
+    return "".join(_SKELETON_OF.get(ch, ch) for ch in unit)
+
+
+def is_word_unit(unit: str) -> bool:
+    """True for units that belong to a word: letters, marks, digits, ideographs."""
+    return unit_kind(unit) in ("letter", "digit", "ideograph", "mark")

@@ -1,0 +1,381 @@
+"""Language-aware word lookups for the rubric judge: wordfreq frequencies, word spans, negations.
+
+Everything is offline (wordfreq ships its word lists) and cached, because one line is shared by
+all of its edits and the same words recur across a corpus.
+
+Words are found on the grapheme sequence of a line: a word is a maximal run of letters, marks and
+digits around the edited position. Chinese and Japanese do not separate words with spaces, so
+there the "word" of an edited character is the best-attested dictionary word of two or three
+characters of the line that contains it (see :func:`cjk_word`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from semcer.caches import cache
+from semcer.judges.rubric.classes import unit_kind
+from semcer.text.script import base_lang
+from semcer.text.units import graphemes
+
+#: Languages whose words are not separated by spaces and that wordfreq covers.
+CJK_LANGS = frozenset({"zh", "ja"})
+
+#: Negation words (case-folded), per language: losing or gaining one says the opposite, fluently.
+#: Korean and Thai mark negation inside longer words, so for them the markers are matched as
+#: substrings (see :data:`NEGATION_INFIXES`).
+NEGATIONS: dict[str, frozenset[str]] = {
+    "en": frozenset(
+        "not no never none nothing nobody neither nor cannot without isn aren wasn weren don doesn "
+        "didn won wouldn shouldn couldn hasn haven hadn mustn needn".split()
+    ),
+    "de": frozenset("nicht kein keine keinen keinem keiner keines nie niemals nichts niemand ohne weder".split()),
+    "fr": frozenset("ne n pas non jamais aucun aucune rien ni sans".split()),
+    "es": frozenset("no nunca jamás ni ningún ninguna ninguno nada nadie sin tampoco".split()),
+    "pt": frozenset("não nunca jamais nem nenhum nenhuma nada ninguém sem".split()),
+    "it": frozenset("non mai nessuno nessuna niente nulla senza né".split()),
+    "nl": frozenset("niet geen nooit niets niemand zonder".split()),
+    "vi": frozenset("không chưa chẳng chả đừng chớ".split()),
+    # Chinese and Japanese: the edited character's best-attested word (lexicon.cjk_word), or the
+    # character itself when no word around it is attested.
+    "zh": frozenset(
+        "不 没 沒 未 无 無 非 别 別 勿 莫 没有 沒有 无法 無法 不能 不会 不會 不是 不要 不可 不得 "
+        "不再 不必 不用 未能 尚未 从未 從未 并非 並非 无需 無需 毫无 毫無".split()
+    ),
+    "ja": frozenset("ない ません ず 不 無 未 非 できない しない".split()),
+    "hi": frozenset("नहीं न मत ना बिना".split()),
+    "mr": frozenset("नाही नको न".split()),
+    "bn": frozenset("না নয় নি নেই".split()),
+    "ru": frozenset("не нет ни никогда без".split()),
+    "uk": frozenset("не ні немає ніколи без".split()),
+    "el": frozenset("δεν μη μην όχι ούτε χωρίς".split()),
+    "he": frozenset("לא אין אל בלי ללא".split()),
+    "ar": frozenset("لا لم لن ليس ليست غير بدون".split()),
+    "ko": frozenset("안 못 아니".split()),
+    "th": frozenset(),
+}
+NEGATION_INFIXES: dict[str, tuple[str, ...]] = {"ko": ("않", "없", "못"), "th": ("ไม่", "มิได้", "ห้าม")}
+
+
+def _drop_chatter(record: logging.LogRecord) -> bool:
+    return record.levelno >= logging.WARNING
+
+
+@contextlib.contextmanager
+def _quiet_tokenizers() -> Iterator[None]:
+    """While wordfreq tokenizes: jieba (Chinese) announces its dictionary on stderr when it first
+    loads it; keep the terminal clean, for this call only. (jieba resets its logger's level when
+    imported, so a filter is used instead of a level.)"""
+    logger = logging.getLogger("jieba")
+    logger.addFilter(_drop_chatter)
+    try:
+        yield
+    finally:
+        logger.removeFilter(_drop_chatter)
+
+
+@cache(maxsize=1)
+def _available() -> frozenset[str]:
+    import wordfreq
+
+    return frozenset(wordfreq.available_languages())
+
+
+@cache(maxsize=256)
+def lexicon_lang(tag: str) -> str | None:
+    """wordfreq's code for the language of ``tag``, or None when wordfreq has no list for it.
+
+    A language whose tokenizer cannot run here (Korean without MeCab, Chinese without jieba)
+    counts as having no lexicon rather than failing on the first edit.
+    """
+    lang = base_lang(tag)
+    if lang not in _available():
+        return None
+    try:
+        zipf("a", lang)
+    except Exception:  # an optional tokenizer (the cjk extra) is missing
+        return None
+    return lang
+
+
+def wordfreq_version() -> str:
+    """Installed wordfreq version (part of the judge's identity: its lists change the output)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("wordfreq")
+    except PackageNotFoundError:  # pragma: no cover - wordfreq is a dependency
+        return "unknown"
+
+
+@cache(maxsize=1 << 18)
+def zipf(word: str, lang: str) -> float:
+    """Zipf frequency of ``word`` in ``lang`` (0.0 when unknown, or when any token of it is)."""
+    if not word:
+        return 0.0
+    from wordfreq import zipf_frequency
+
+    with _quiet_tokenizers():
+        return zipf_frequency(word, lang)
+
+
+@cache(maxsize=64)
+def morpheme_tokenized(lang: str) -> bool:
+    """True when wordfreq splits a written word into morphemes for ``lang`` (Korean, via MeCab).
+
+    There any string of known morphemes gets a frequency, so a word only counts as known when
+    the edit did not split it into more pieces than the reference word had.
+    """
+    from wordfreq import get_language_info
+
+    return get_language_info(lang).get("tokenizer") == "mecab" and lang not in CJK_LANGS
+
+
+@cache(maxsize=1 << 16)
+def token_count(word: str, lang: str) -> int:
+    """Number of wordfreq tokens of ``word`` (1 for most words of spaced languages)."""
+    from wordfreq import tokenize
+
+    with _quiet_tokenizers():
+        return len(tokenize(word, lang))
+
+
+@cache(maxsize=8)
+def _freq_dict(lang: str) -> dict[str, float]:
+    from wordfreq import get_frequency_dict
+
+    return get_frequency_dict(lang)
+
+
+@cache(maxsize=1 << 18)
+def dict_zipf(word: str, lang: str) -> float:
+    """Zipf frequency of ``word`` as one entry of the word list (no tokenization, no combining)."""
+    if lang == "zh":
+        word = _simplify(word)
+    f = _freq_dict(lang).get(word.casefold(), 0.0)
+    return round(math.log10(f) + 9.0, 2) if f > 0 else 0.0
+
+
+def _simplify(text: str) -> str:
+    try:
+        from wordfreq.chinese import simplify_chinese
+    except Exception:  # pragma: no cover - the cjk extra is missing
+        return text
+    return simplify_chinese(text)
+
+
+_NUM_PARTS = re.compile(r"\d+")
+
+#: Separators that may stand inside a number when digits stand on both sides.
+NUMBER_SEPARATORS = frozenset(".,:/-\u00a0\u202f'’٫٬")
+_WORD_KINDS = frozenset({"letter", "digit", "ideograph", "mark"})
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Line:
+    """A line's units with its word runs and number runs precomputed (one line, many edits).
+
+    ``word_run[i]``/``num_run[i]`` is the ``(start, end)`` span of the word/number that unit ``i``
+    belongs to, or None. A number is a run of digits with inner separators (``1,250.00``).
+    """
+
+    text: str
+    units: tuple[str, ...]
+    kinds: tuple[str, ...]
+    word_run: tuple[tuple[int, int] | None, ...]
+    num_run: tuple[tuple[int, int] | None, ...]
+    has_digit: bool
+    offsets: tuple[int, ...]  # code point offset of each unit, plus the text length
+
+    def span(self, start: int, end: int) -> str:
+        """Text of units ``[start, end)`` (clamped to the line)."""
+        n = len(self.units)
+        start = 0 if start < 0 else n if start > n else start
+        end = 0 if end < 0 else n if end > n else end
+        return self.text[self.offsets[start] : self.offsets[end]]
+
+
+def _runs(flags: list[bool]) -> tuple[tuple[int, int] | None, ...]:
+    out: list[tuple[int, int] | None] = [None] * len(flags)
+    i, n = 0, len(flags)
+    while i < n:
+        if flags[i]:
+            j = i
+            while j < n and flags[j]:
+                j += 1
+            span = (i, j)
+            for k in range(i, j):
+                out[k] = span
+            i = j
+        else:
+            i += 1
+    return tuple(out)
+
+
+@cache(maxsize=1 << 14)
+def line_info(text: str) -> Line:
+    """The :class:`Line` of ``text`` (cached by the text: every edit of a line shares it)."""
+    units = graphemes(text)
+    kinds = tuple(unit_kind(u) for u in units)
+    digit = [k == "digit" for k in kinds]
+    has_digit = any(digit)
+    n = len(units)
+    if has_digit:
+        in_num = [
+            d or (0 < i < n - 1 and units[i] in NUMBER_SEPARATORS and digit[i - 1] and digit[i + 1])
+            for i, d in enumerate(digit)
+        ]
+        num_run = _runs(in_num)
+    else:
+        num_run = (None,) * n
+    word_run = _runs([k in _WORD_KINDS for k in kinds])
+    offsets = [0]
+    for u in units:
+        offsets.append(offsets[-1] + len(u))
+    return Line(text, units, kinds, word_run, num_run, has_digit, tuple(offsets))
+
+
+def word_span(line: Line, pos: int, gap: bool) -> tuple[int, int] | None:
+    """Span ``[start, end)`` of the word at ``pos`` in ``line``, or None if no word is there.
+
+    ``gap`` means ``pos`` is a position between units (the empty side of an insertion or
+    deletion): the word is the run touching it from the left or the right (one run when both).
+    A unit that is not part of a word (space, punctuation) takes the word touching it on the
+    left, else the one on the right, so that a deleted space still knows its word.
+    """
+    return word_at(line, pos, gap)[0]
+
+
+def word_at(line: Line, pos: int, gap: bool) -> tuple[tuple[int, int] | None, str]:
+    """The span of the word at ``pos`` (:func:`word_span`) and its text ('' when there is none)."""
+    runs, n = line.word_run, len(line.units)
+    if not gap and 0 <= pos < n and runs[pos]:
+        span = runs[pos]
+    else:
+        left, right = pos - 1, (pos if gap else pos + 1)
+        if 0 <= left < n and runs[left]:
+            span = runs[left]
+        elif 0 <= right < n and runs[right]:
+            span = runs[right]
+        else:
+            return None, ""
+    off = line.offsets
+    return span, line.text[off[span[0]] : off[span[1]]]  # type: ignore[index]
+
+
+def number_span(line: Line, pos: int, gap: bool) -> tuple[int, int] | None:
+    """Span of the number at ``pos`` in ``line``, or None.
+
+    For a gap or a unit that is not part of a number, the numbers touching it on either side are
+    joined across it, so a deleted decimal point still finds ``3.1`` and a letter read in place of
+    a digit (``11O-2``) finds the digits around it.
+    """
+    if not line.has_digit:
+        return None
+    runs, n = line.num_run, len(line.units)
+    if not gap and 0 <= pos < n and runs[pos]:
+        return runs[pos]
+    left, right = pos - 1, (pos if gap else pos + 1)
+    lr = runs[left] if 0 <= left < n else None
+    rr = runs[right] if 0 <= right < n else None
+    if lr and rr:
+        return lr[0], rr[1]
+    return lr or rr
+
+
+@cache(maxsize=1 << 16)
+def number_value(text: str) -> str:
+    """A canonical form of a number string, so that ``6.0``/``6.00`` and ``14/04``/``14/4`` match.
+
+    A lone ``.`` or ``,`` is read as a decimal separator (trailing zeros after it dropped) unless
+    three digits follow it (``1,250`` may group thousands, so it is kept as written); otherwise each digit group is compared as an integer (leading zeros dropped) with the
+    separators kept, so dates and codes compare group by group.
+    """
+    groups = _NUM_PARTS.findall(text)
+    seps = _NUM_PARTS.split(text)[1:-1]
+    if len(seps) == 1 and seps[0] in ".," and len(groups[1]) != 3:
+        frac = groups[1].rstrip("0")
+        whole = str(int(groups[0]))
+        return f"{whole}.{frac}" if frac else whole
+    out = [str(int(groups[0]))] if groups else []
+    for sep, g in zip(seps, groups[1:]):
+        out.append(sep)
+        out.append(str(int(g)))
+    return "".join(out)
+
+
+_CJK_WINDOW_KINDS = frozenset({"letter", "ideograph"})
+
+
+def cjk_word(line: Line, pos: int, lang: str) -> tuple[str, float]:
+    """The best-attested word of 2-3 characters of ``line`` covering ``pos``, with its zipf.
+
+    Windows are the bigrams and trigrams of the line that contain ``pos`` and consist of letters
+    or ideographs only; each is looked up as one entry of wordfreq's list (no re-tokenization,
+    which would accept any string). The longest attested window wins, then the most frequent;
+    when none is attested the single character is returned with its own zipf.
+    """
+    units, kinds, n = line.units, line.kinds, len(line.units)
+    if not (0 <= pos < n):
+        return "", 0.0
+    if kinds[pos] not in _CJK_WINDOW_KINDS:
+        return units[pos], 0.0
+    lo = pos
+    while lo > pos - 2 and lo > 0 and kinds[lo - 1] in _CJK_WINDOW_KINDS:
+        lo -= 1
+    hi = pos + 1
+    while hi < pos + 3 and hi < n and kinds[hi] in _CJK_WINDOW_KINDS:
+        hi += 1
+    best, best_z = "", 0.0
+    text, off = line.text, line.offsets
+    for size in (3, 2):
+        for start in range(max(lo, pos - size + 1), min(pos, hi - size) + 1):
+            window = text[off[start] : off[start + size]]  # lo <= start < start + size <= hi
+            z = dict_zipf(window, lang)
+            if z > best_z:
+                best, best_z = window, z
+        if best:
+            return best, best_z
+    return units[pos], dict_zipf(units[pos], lang)
+
+
+@cache(maxsize=1 << 16)
+def is_negation(word: str, lang: str) -> bool:
+    """True when ``word`` is (or, for Korean and Thai, contains) a negation marker of ``lang``."""
+    w = word.casefold()
+    if w in NEGATIONS.get(lang, ()):
+        return True
+    return any(m in w for m in NEGATION_INFIXES.get(lang, ()))
+
+
+def number_implausible(ref_num: str, hyp_num: str) -> bool:
+    """True when an edit turns a plausible year, date or time into an impossible one.
+
+    A reader catches ``2824`` for a year or ``05/44/2023`` for a date; such a changed number is
+    detectable (level 3) rather than silently false (level 4).
+    """
+    if not ref_num or not hyp_num:
+        return False
+    rp, hp = _NUM_PARTS.findall(ref_num), _NUM_PARTS.findall(hyp_num)
+    if len(rp) != len(hp):
+        return False
+    for r, h in zip(rp, hp):
+        if r != h and len(r) == 4 and 1900 <= int(r) <= 2099 and not 1800 <= int(h) <= 2100:
+            return True
+    seps = "".join(c for c in ref_num if not c.isdigit())
+    if len(rp) == 3 and len(set(seps)) == 1 and seps[0] in "./-" and len(rp[2]) in (2, 4):
+        def ok(parts: list[str]) -> bool:
+            a, b = int(parts[0]), int(parts[1])
+            return (1 <= a <= 31 and 1 <= b <= 12) or (1 <= a <= 12 and 1 <= b <= 31)
+
+        if ok(rp) and not ok(hp):
+            return True
+    if len(rp) == 2 and seps == ":" and len(rp[1]) == 2:
+        if int(rp[0]) <= 23 and int(rp[1]) <= 59 and (int(hp[0]) > 23 or int(hp[1]) > 59):
+            return True
+    return False

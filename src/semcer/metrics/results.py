@@ -1,0 +1,136 @@
+"""The typed result of an evaluation, and its documented dictionary shape (no JSON text here).
+
+Undefined values are ``None`` (``null`` in JSON), never Infinity or NaN.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from semcer.alignment.line import LineResult
+from semcer.metrics.aggregate import Aggregation, DocumentResult
+from semcer.metrics.rows import Totals
+from semcer.metrics.signature import Signature
+from semcer.store.judging import JudgedEdit, JudgeRun
+
+
+@dataclass(frozen=True)
+class Unmatched:
+    """Ids present on one side only and dropped (``unmatched="drop"``)."""
+
+    dropped_refs: tuple[str, ...] = ()
+    dropped_hyps: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A corpus evaluation: statistics per line, per document, corpus and document mean."""
+
+    signature: Signature
+    lines: tuple[LineResult, ...]
+    aggregation: Aggregation
+    skipped_empty: tuple[str, ...] = ()
+    judged: tuple[JudgedEdit, ...] | None = None  # every judged edit, when a judge ran
+    judge_run: JudgeRun | None = None
+    unmatched: Unmatched = Unmatched()
+
+    @property
+    def corpus(self) -> Totals:
+        return self.aggregation.corpus
+
+    @property
+    def document_mean_cer(self) -> float | None:
+        return self.aggregation.document_mean_cer
+
+    @property
+    def document_mean_semcer(self) -> float | None:
+        return self.aggregation.document_mean_semcer
+
+    @property
+    def documents_defined(self) -> int:
+        return self.aggregation.documents_defined
+
+    @property
+    def judge_summary(self) -> dict[str, Any]:
+        """What the judging pass did (edits, distinct, cache hits, judged, failures), as a dict."""
+        if self.judge_run is None:
+            return {}
+        out = self.judge_run.to_dict()
+        del out["identity"]
+        return out
+
+    @property
+    def documents(self) -> tuple[DocumentResult, ...]:
+        """Summed statistics per document, in order of first appearance."""
+        docs = self.aggregation.documents
+        if docs is None:
+            new = tuple.__new__
+            docs = tuple(new(DocumentResult, (r[1], new(Totals, (st[0], st[1], st[2], st[3], 1, st[4], None))))
+                         for r in self.lines for st in (r[3],))
+            object.__setattr__(self, "aggregation", _with_documents(self.aggregation, docs))
+        return docs
+
+    def to_dict(self, *, lines: bool = False) -> dict[str, Any]:
+        """The JSON shape documented in the README (undefined values are None)."""
+        judged = bool(self.signature.judge)
+        out: dict[str, Any] = {
+            "signature": str(self.signature),
+            "signature_fields": self.signature.fields(),
+            "corpus": _corpus_dict(self.corpus, len(self.documents), judged),
+            "document_mean": _mean_dict(self.aggregation, judged),
+            "documents": [_document_dict(d, judged) for d in self.documents],
+            "skipped": {"empty_references": len(self.skipped_empty), "ids": list(self.skipped_empty)},
+        }
+        if judged:
+            out["judge"] = {"identity": self.signature.judge, **self.judge_summary}
+        if lines:
+            out["lines"] = [_line_dict(line, judged) for line in self.lines]
+        out["unmatched"] = {"dropped_refs": len(self.unmatched.dropped_refs),
+                            "dropped_hyps": len(self.unmatched.dropped_hyps)}
+        return out
+
+
+def _with_documents(agg: Aggregation, docs: tuple[DocumentResult, ...]) -> Aggregation:
+    return Aggregation(docs, agg.corpus, agg.document_mean_cer, agg.document_mean_semcer, agg.documents_defined,
+                       agg.documents_failed)
+
+
+def _corpus_dict(c: Totals, documents: int, judged: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "cer": c.cer, "edits": c.edits, "substitutions": c.substitutions, "deletions": c.deletions,
+        "insertions": c.insertions, "units": c.units, "lines": c.lines, "documents": documents,
+    }
+    if judged:
+        out["semcer"] = c.semcer
+        out["severity"] = c.severity
+    return out
+
+
+def _mean_dict(agg: Aggregation, judged: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"cer": agg.document_mean_cer, "documents": agg.documents_defined}
+    if judged:
+        out["semcer"] = agg.document_mean_semcer
+        if agg.documents_failed:
+            out["documents_failed"] = agg.documents_failed
+    return out
+
+
+def _document_dict(d: DocumentResult, judged: bool) -> dict[str, Any]:
+    t = d.totals
+    row: dict[str, Any] = {"doc": d.doc, "cer": t.cer, "edits": t.edits, "units": t.units, "lines": t.lines}
+    if judged:
+        row["semcer"] = t.semcer
+        row["severity"] = t.severity
+    return row
+
+
+def _line_dict(line: LineResult, judged: bool) -> dict[str, Any]:
+    st = line.stats
+    row: dict[str, Any] = {"id": line.id, "doc": line.doc, "lang": line.lang, "cer": st.cer,
+                           "substitutions": st.substitutions, "deletions": st.deletions,
+                           "insertions": st.insertions, "units": st.units}
+    if judged:
+        row["semcer"] = st.semcer
+        row["severity"] = st.severity
+    return row

@@ -1,0 +1,142 @@
+"""Plain-text tables for the terminal (no dependency: columns padded by hand)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+
+def pct(x: float | None, digits: int = 2) -> str:
+    """``12.34 %``, or ``n/a`` for an undefined value."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{100 * x:.{digits}f} %"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> str:
+    """A simple aligned table; ``align`` has one 'l' or 'r' per column (default: first left, rest right)."""
+    align = align or "l" + "r" * (len(headers) - 1)
+    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+
+    def fmt(cells: Sequence[str]) -> str:
+        return "  ".join(str(c).ljust(w) if a == "l" else str(c).rjust(w) for c, w, a in zip(cells, widths, align)).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([fmt(headers), rule, *(fmt(r) for r in rows)])
+
+
+def render_evaluation(result: Any, *, refs: str = "", hyps: str = "", max_docs: int = 30) -> str:
+    """The CER (and semCER, when judged) view of an Evaluation."""
+    c = result.corpus
+    judged = bool(result.signature.judge)
+    headers = ["", "CER"] + (["semCER"] if judged else []) + ["edits", "S", "D", "I", "units", "lines", "documents"]
+    rows = [
+        ["corpus", pct(c.cer)] + ([pct(c.semcer)] if judged else [])
+        + [str(c.edits), str(c.substitutions), str(c.deletions), str(c.insertions), str(c.units), str(c.lines),
+           str(len(result.documents))],
+        ["document mean", pct(result.document_mean_cer)] + ([pct(result.document_mean_semcer)] if judged else [])
+        + ["", "", "", "", "", "", str(result.documents_defined)],
+    ]
+    parts = []
+    if refs:
+        parts.append(f"{hyps}  vs  {refs}\n")
+    parts.append(table(headers, rows))
+    if 1 < len(result.documents) <= max_docs:
+        dh = ["document", "CER"] + (["semCER"] if judged else []) + ["edits", "units", "lines"]
+        dr = [[d.doc, pct(d.totals.cer)] + ([pct(d.totals.semcer)] if judged else [])
+              + [str(d.totals.edits), str(d.totals.units), str(d.totals.lines)] for d in result.documents]
+        parts.append("\n" + table(dh, dr))
+    notes = []
+    if result.skipped_empty:
+        notes.append(f"skipped {len(result.skipped_empty)} line(s) with an empty reference (--empty-ref skip)")
+    dropped = result.unmatched
+    if dropped.dropped_refs or dropped.dropped_hyps:
+        notes.append(f"dropped unmatched ids: {len(dropped.dropped_refs)} only in references, "
+                     f"{len(dropped.dropped_hyps)} only in outputs (--unmatched drop)")
+    if notes:
+        parts.append("\n" + "\n".join(f"note: {n}" for n in notes))
+    parts.append(f"\nsignature: {result.signature}")
+    return "\n".join(parts)
+
+
+def render_top_edits(judged: Sequence[Any]) -> str:
+    """The most severe edits with their marked pair, one block per edit."""
+    lines = [f"most severe edits (top {len(judged)}):"]
+    for k, j in enumerate(judged, 1):
+        c, g = j.context, j.judgement
+        sev = "n/a" if g.severity is None else f"{g.severity:.2f}"
+        what = {"S": f"{c.ref_unit!r} → {c.hyp_unit!r}", "D": f"{c.ref_unit!r} deleted",
+                "I": f"{c.hyp_unit!r} inserted"}[c.op]
+        cls = f" [{g.edit_class}]" if g.edit_class else ""
+        lines.append(f"{k:>3}. severity {sev}  level {g.mode if g.mode is not None else '-'}  {what}{cls}  "
+                     f"line {j.line_id} ({c.lang})")
+        lines.append(f"       ref: {_clip(c.marked_ref)}")
+        lines.append(f"       out: {_clip(c.marked_hyp)}")
+    return "\n".join(lines)
+
+
+def _clip(s: str, width: int = 110) -> str:
+    """Keep the marked unit visible on long lines."""
+    if len(s) <= width:
+        return s
+    k = s.find("\u27e6")
+    start = max(0, min(k - width // 2, len(s) - width))
+    return ("…" if start else "") + s[start:start + width] + ("…" if start + width < len(s) else "")
+
+
+def render_judge_run(s: dict) -> str:
+    """The summary as a few aligned lines for people."""
+    mass = s["label_mass"]
+    rows = [
+        ("judge", s["judge"]),
+        ("edits", f"{s['edits']} ({s['unique_edits']} distinct)"),
+        ("cache hits", str(s["cache_hits"])),
+        ("judged now", f"{s['judged']}" + (f" at {s['edits_per_second']} edits/s" if s.get("edits_per_second") else "")),
+    ]
+    if "requests" in s:
+        rows.append(("requests", f"{s['requests']} ({s['retries']} retries)"))
+        if s.get("prompt_tokens") is not None:
+            rows.append(("tokens", f"{s['prompt_tokens']} prompt, {s['completion_tokens']} completion"))
+    rows.append(("failures", str(s["failures"])))
+    for reason, n in s.get("failure_reasons", {}).items():
+        rows.append(("", f"{n} × {reason}"))
+    if s["one_hot"]:
+        rows.append(("one-hot", f"{s['one_hot']} edits read without probabilities (not the paper's method)"))
+    if mass["n"]:
+        rows.append(("label mass", f"min {mass['min']:.3f} · mean {mass['mean']:.3f} · p5 {mass['p5']:.3f} "
+                                   f"· {mass['below_0.5']} below 0.5 (over {mass['n']} edits)"))
+    if s.get("store"):
+        rows.append(("store", s["store"]))
+    rows.append(("time", f"{s['seconds']:.1f} s"))
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def render_judge_eval(report: Any, by: str = "lang") -> str:
+    """A Markdown table of a judge evaluation's groups (``by`` = 'lang' or 'class') and the overall row."""
+    groups = report.by_lang if by == "lang" else report.by_class
+    head = "language" if by == "lang" else "edit class"
+    rows = [
+        f"| {head} | n | Spearman [95% CI] | clear pairs [95% CI] | pairs | mode acc. | MAE |",
+        "|---|---:|---|---|---:|---:|---:|",
+    ]
+    items = sorted(groups.items(), key=lambda kv: (-kv[1].n, kv[0])) + [("**all**", report.overall)]
+    for name, g in items:
+        rows.append(
+            f"| {name} | {g.n} | {_estimate(g.spearman)} | {_estimate(g.clear_pairs, pct=True)} | "
+            f"{g.n_clear_pairs} | {_value(g.mode_accuracy)} | {g.mae.value:.3f} |"
+        )
+    return "\n".join(rows)
+
+
+def _estimate(e: Any, pct: bool = False) -> str:
+    if math.isnan(e.value):
+        return "–"
+    if pct:
+        return f"{100 * e.value:.1f}% [{100 * e.lo:.1f}, {100 * e.hi:.1f}]"
+    return f"{e.value:.3f} [{e.lo:.2f}, {e.hi:.2f}]"
+
+
+def _value(e: Any) -> str:
+    return "–" if e is None or math.isnan(e.value) else f"{e.value:.3f}"

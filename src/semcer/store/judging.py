@@ -1,0 +1,150 @@
+"""The judging pass: every grapheme edit of a corpus charged a severity, through the store.
+
+A line with no edits costs nothing and calls no judge. Judged edits go through the judged-edit
+store when one is given, so a rerun or a resumed run never pays twice. :func:`judge_rows` is what
+scoring uses (rows in, rows with their severity mass out); :func:`judge_into_store` is the
+pre-judging pass of ``semcer judge`` (contexts in, a run summary out).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from semcer.alignment.context import EditContext, edit_contexts
+from semcer.alignment.edits import Edit
+from semcer.alignment.line import LineResult
+from semcer.judges.base import JudgeBase
+from semcer.judges.distribution import Judgement
+from semcer.store.cached import judge_cached
+from semcer.store.sqlite import JudgedEditStore
+
+#: ``progress(done, total)``: distinct edits sent to the judge so far, after each batch.
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class JudgedEdit:
+    """One edit with the context its judge saw and the judge's answer."""
+
+    line_id: str
+    doc: str
+    lang: str
+    edit: Edit
+    context: EditContext
+    judgement: Judgement
+
+    @property
+    def severity(self) -> float | None:
+        return self.judgement.severity
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    """What one judging pass did: ``edits`` asked, ``unique_edits`` distinct, ``cache_hits`` found in
+    the store, ``judged`` sent to the judge, ``failures`` the judge failed on; for judges that count
+    them, ``requests`` sent and ``retries``."""
+
+    identity: str
+    edits: int
+    unique_edits: int
+    cache_hits: int
+    judged: int
+    failures: int
+    requests: int | None = None
+    retries: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"identity": self.identity, "edits": self.edits, "unique_edits": self.unique_edits,
+                               "cache_hits": self.cache_hits, "judged": self.judged, "failures": self.failures}
+        if self.requests is not None:
+            out["requests"] = self.requests
+            out["retries"] = self.retries
+        return out
+
+
+def line_contexts(rows: Sequence[LineResult]) -> tuple[list[EditContext], list[tuple[int, int]]]:
+    """The judge context of every edit of ``rows`` (which carry their alignments), and each row's
+    ``(start, end)`` range in that list."""
+    contexts: list[EditContext] = []
+    spans: list[tuple[int, int]] = []
+    for r in rows:
+        start = len(contexts)
+        if r.edits:
+            al = r.alignment
+            assert al is not None, "rows to judge must keep their alignments (edits=True)"
+            contexts.extend(edit_contexts(r.edits, al.ref_units, al.hyp_units, lang=r.lang, line_id=r.id, doc=r.doc))
+        spans.append((start, len(contexts)))
+    return contexts, spans
+
+
+def judge_rows(
+    rows: Sequence[LineResult], judge: JudgeBase, store: JudgedEditStore | None = None, *,
+    progress: Progress | None = None,
+) -> tuple[list[LineResult], list[JudgedEdit], JudgeRun]:
+    """Judge every edit of ``rows``; return the rows with their severity mass (None for a line with
+    a failed edit), the judged edits in corpus order and what the pass did."""
+    contexts, spans = line_contexts(rows)
+    judgements, cache = judge_cached(judge, contexts, store, progress=progress, batch_size=judge.preferred_batch_size)
+    out_rows = []
+    judged: list[JudgedEdit] = []
+    for r, (a, b) in zip(rows, spans):
+        line_j = judgements[a:b]
+        sev = [j.severity for j in line_j]
+        severity = None if any(s is None for s in sev) else math.fsum(sev)  # type: ignore[arg-type]
+        out_rows.append(r._replace(stats=r.stats._replace(severity=severity)))
+        for e, c, j in zip(r.edits or (), contexts[a:b], line_j):
+            judged.append(JudgedEdit(r.id, r.doc, c.lang, e, c, j))
+    stats = judge.stats
+    run = JudgeRun(judge.identity, cache.total, cache.unique, cache.hits, cache.judged, cache.failures,
+                   None if stats is None else stats.requests, None if stats is None else stats.retries)
+    return out_rows, judged, run
+
+
+def judge_into_store(judge: JudgeBase, contexts: Sequence[EditContext], store: JudgedEditStore, *,
+                     progress: Progress | None = None, batch_size: int | None = None) -> tuple[list[Judgement], dict]:
+    """Judge ``contexts`` through ``store`` (cache hits are not sent); returns judgements and a summary
+    (:func:`run_summary`)."""
+    started = time.monotonic()
+    judgements, cache = judge_cached(judge, contexts, store, batch_size=batch_size or judge.preferred_batch_size,
+                                     progress=progress)
+    unique = list({JudgedEditStore.key(judge.identity, c): j for c, j in zip(contexts, judgements)}.values())
+    summary = run_summary(judge, unique, total=len(contexts), hits=cache.hits, sent=cache.judged,
+                          seconds=time.monotonic() - started)
+    return judgements, summary
+
+
+def run_summary(judge: JudgeBase, unique_judgements: Sequence[Judgement], *, total: int, hits: int, sent: int,
+                seconds: float) -> dict:
+    """Requests, tokens, cache hits, failures and label-mass statistics of one run, as a dict.
+
+    ``unique_judgements`` holds one judgement per distinct edit (failures and one-hot readings are
+    counted once however often the edit occurs); ``total`` counts every edit.
+    """
+    from semcer.judges.llm import ONE_HOT_FLAG, MassSummary
+
+    failed = [j for j in unique_judgements if j.p is None]
+    summary: dict[str, Any] = {
+        "judge": judge.identity,
+        "edits": total,
+        "unique_edits": len(unique_judgements),
+        "cache_hits": hits,
+        "judged": sent,
+        "failures": len(failed),
+        "failure_reasons": dict(Counter(j.failure for j in failed).most_common(5)),
+        "one_hot": sum(1 for j in unique_judgements if ONE_HOT_FLAG in j.flags),
+        "seconds": round(seconds, 3),
+        "edits_per_second": round(sent / seconds, 1) if seconds > 0 and sent else None,
+        "label_mass": MassSummary.of(unique_judgements).as_dict(),
+    }
+    stats = judge.stats
+    if stats is not None:
+        summary["requests"] = stats.requests
+        summary["retries"] = stats.retries
+        summary["prompt_tokens"] = stats.prompt_tokens if stats.tokens_reported else None
+        summary["completion_tokens"] = stats.completion_tokens if stats.tokens_reported else None
+    return summary

@@ -1,0 +1,173 @@
+"""Text policies: named, frozen, serialisable sequences of steps applied to both sides before alignment.
+
+A policy never learns anything from data and never modifies its input: it returns new strings.
+Policies are named presets (``semcer policies`` lists them) or ad-hoc compositions of step names
+joined by ``+`` (e.g. ``nfkc+casefold+collapse-ws``). A policy's hash covers its steps and their
+order, so two results are comparable only when the hashes match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import unicodedata
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Callable
+
+import regex
+
+from semcer.errors import PolicyError
+from semcer.text.units import CLUSTER
+
+_WS_RUN = regex.compile(r"\s+")
+_WS = regex.compile(r"\s")
+_NOT_KEPT = regex.compile(r"[^\p{L}\p{M}\p{N}\s]+")
+_PUNCT = regex.compile(r"\p{P}+")
+_NONSPACING = regex.compile(r"\p{Mn}+")
+
+def _nfc(s: str) -> str:
+    return s if unicodedata.is_normalized("NFC", s) else unicodedata.normalize("NFC", s)
+
+def _nfkc(s: str) -> str:
+    return s if unicodedata.is_normalized("NFKC", s) else unicodedata.normalize("NFKC", s)
+
+def _strip_marks(s: str) -> str:
+    if s.isascii():
+        return s
+    return unicodedata.normalize("NFC", _NONSPACING.sub("", unicodedata.normalize("NFD", s)))
+
+def _collapse_ws(s: str) -> str:
+    return _WS_RUN.sub(" ", s).strip(" ")
+
+def _remove_ws(s: str) -> str:
+    return _WS_RUN.sub("", s)
+
+#: Every step: name -> (function, one-line description, works cluster by cluster?)
+STEPS: dict[str, tuple[Callable[[str], str], str, bool]] = {
+    "nfc": (_nfc, "Unicode canonical composition (NFC); changes no visible character", True),
+    "nfkc": (_nfkc, "Unicode compatibility composition (NFKC): full-width → half-width, ligatures split, ²→2", True),
+    "trim": (str.strip, "remove whitespace at both ends", False),
+    "collapse-ws": (_collapse_ws, "trim, and turn every run of whitespace into one space", False),
+    "remove-ws": (_remove_ws, "remove all whitespace (Unicode White_Space)", True),
+    "filter": (lambda s: _NOT_KEPT.sub("", s), "keep only letters (L), marks (M), numbers (N) and whitespace", True),
+    "casefold": (str.casefold, "Unicode case folding (ß → ss, Σ → σ)", True),
+    "lower": (str.lower, "lower-case (Unicode default case mapping)", True),
+    "remove-punct": (lambda s: _PUNCT.sub("", s), "remove punctuation (Unicode category P); symbols (S) are kept", True),
+    "strip-marks": (_strip_marks, "remove non-spacing marks after NFD, then NFC (ấ → a; đ stays đ)", True),
+}
+
+#: Presets: name -> (steps, description). `raw` and `nfc` keep exactly these names.
+PRESETS: dict[str, tuple[tuple[str, ...], str]] = {
+    "raw": ((), "nothing changed: the strings exactly as read"),
+    "nfc": (("nfc",), "default: canonical composition only (NFC), which changes no visible character"),
+    "no-space": (("remove-ws",), "paper convention 2, 'whitespace stripped': all whitespace removed"),
+    "alnum": (("remove-ws", "filter"), "paper convention 3, 'character filter': whitespace removed, only letters, marks and numbers kept"),
+    "normalized": (("nfkc", "remove-ws", "filter", "casefold", "nfkc"), "paper convention 4, 'normalized': NFKC, whitespace removed, character filter, case folded, NFKC again (removing a space or folding case can leave text unnormalized, e.g. ´ → space + combining acute)"),
+    "casefold": (("nfkc", "remove-ws", "casefold", "nfkc"), "paper convention 5, 'case-folded, punctuation kept': NFKC, whitespace removed, case folded, NFKC again"),
+}
+
+DEFAULT_POLICY = "nfc"
+
+@dataclass(frozen=True)
+class TextPolicy:
+    """A named, frozen sequence of steps. ``policy(text)`` returns the transformed text."""
+
+    name: str
+    steps: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        unknown = [s for s in self.steps if s not in STEPS]
+        if unknown:
+            raise PolicyError(
+                f"unknown policy step {unknown[0]!r}; steps are: {', '.join(STEPS)}"
+            )
+
+    @cached_property
+    def _functions(self) -> tuple[Callable[[str], str], ...]:
+        return tuple(STEPS[s][0] for s in self.steps)
+
+    def __call__(self, text: str) -> str:
+        for fn in self._functions:
+            text = fn(text)
+        return text
+
+    @cached_property
+    def hash(self) -> str:
+        """Short hash of the definition (the steps in order), printed in signatures."""
+        return hashlib.sha256(json.dumps(list(self.steps)).encode()).hexdigest()[:8]
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "steps": list(self.steps), "hash": self.hash}
+
+    @property
+    def uses_normalizer(self) -> bool:
+        """Whether a Unicode normalization form is applied (its Unicode version then matters)."""
+        return any(s in ("nfc", "nfkc", "strip-marks") for s in self.steps)
+
+    @property
+    def is_identity(self) -> bool:
+        return not self.steps
+
+    def offset_map(self, text: str) -> list[tuple[int, int]] | None:
+        """For each code point of ``self(text)``, the code-point span in ``text`` it comes from.
+
+        Built by applying cluster-local steps to each grapheme cluster of ``text`` and the
+        whitespace steps across clusters; returns ``None`` (offsets unavailable for this line)
+        when the result does not equal ``self(text)``, e.g. when a step changes text across
+        cluster boundaries.
+        """
+        pieces: list[tuple[str, int, int]] = []
+        pos = 0
+        for cl in CLUSTER.findall(text):
+            pieces.append((cl, pos, pos + len(cl)))
+            pos += len(cl)
+        for step in self.steps:
+            fn, _, local = STEPS[step]
+            if local:
+                pieces = [(fn(t), a, b) for t, a, b in pieces]
+                pieces = [p for p in pieces if p[0]]
+            else:
+                pieces = _whitespace_pieces(pieces, collapse=(step == "collapse-ws"))
+        spans = [(a, b) for t, a, b in pieces for _ in t]
+        if "".join(t for t, _, _ in pieces) != self(text):
+            return None
+        return spans
+
+def _whitespace_pieces(pieces: list[tuple[str, int, int]], collapse: bool) -> list[tuple[str, int, int]]:
+    is_ws = [bool(t) and t.isspace() for t, _, _ in pieces]
+    lo, hi = 0, len(pieces)
+    while lo < hi and is_ws[lo]:
+        lo += 1
+    while hi > lo and is_ws[hi - 1]:
+        hi -= 1
+    if not collapse:
+        return pieces[lo:hi]
+    out: list[tuple[str, int, int]] = []
+    for i in range(lo, hi):
+        t, a, b = pieces[i]
+        if is_ws[i]:
+            if out and out[-1][0] == " " and is_ws[i - 1]:
+                out[-1] = (" ", out[-1][1], b)
+            else:
+                out.append((" ", a, b))
+        else:
+            out.append((_WS_RUN.sub(" ", t), a, b))
+    return out
+
+def get_policy(spec: str | TextPolicy | None = None) -> TextPolicy:
+    """A preset by name, or a composition of steps such as ``"nfkc+casefold"``."""
+    if isinstance(spec, TextPolicy):
+        return spec
+    if spec is None:
+        spec = DEFAULT_POLICY
+    if spec in PRESETS:
+        return TextPolicy(spec, PRESETS[spec][0])
+    steps = tuple(s.strip() for s in spec.split("+") if s.strip())
+    if not steps or any(s not in STEPS for s in steps):
+        bad = next((s for s in steps if s not in STEPS), spec)
+        raise PolicyError(
+            f"unknown policy {bad!r}: use a preset ({', '.join(PRESETS)}) "
+            f"or steps joined by '+' ({', '.join(STEPS)})"
+        )
+    return TextPolicy(spec, steps)
