@@ -15,7 +15,7 @@ substitutions. ``tests/test_align.py`` checks this rule against an independent d
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from rapidfuzz.distance import Levenshtein
 
@@ -45,7 +45,7 @@ class Edit(NamedTuple):
 
 def editops(a: Sequence, b: Sequence) -> list[tuple[str, int, int]]:
     """Raw ``(tag, ref_pos, hyp_pos)`` operations of a minimum-edit alignment of ``a`` and ``b``."""
-    return Levenshtein.editops(a, b).as_list()
+    return cast(list[tuple[str, int, int]], Levenshtein.editops(a, b).as_list())
 
 
 def count_ops(ops: list[tuple[str, int, int]]) -> tuple[int, int, int]:
@@ -67,7 +67,7 @@ def to_edits(
 ) -> tuple[Edit, ...]:
     """Typed edits from editops and the two unit sequences.
 
-    With ``names``, the sequences are id strings (:mod:`semcer.cluster_ids`): a character that
+    With ``names``, the sequences are id strings (:mod:`semcer.text.cluster_ids`): a character that
     ``names`` holds stands for that cluster, any other character for itself.
     """
     new = tuple.__new__

@@ -16,7 +16,7 @@ import os
 import unicodedata
 from collections.abc import Callable, Sequence
 from operator import eq, itemgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
@@ -101,7 +101,7 @@ def align_lines(
 
 
 def _prepared(texts: list[str], unit: Unit, pol: TextPolicy) -> tuple[list[str], np.ndarray | None]:
-    """Policy-applied ``texts`` and, for graphemes, each one's :mod:`semcer.scan` flags.
+    """Policy-applied ``texts`` and, for graphemes, each one's :mod:`semcer.text.scan` flags.
 
     With the default ``nfc`` policy only strings flagged as possibly non-NFC are looked at again;
     the others are already NFC and stay the same objects.
@@ -132,13 +132,13 @@ def _sequences(texts: list[str], flags: np.ndarray | None, n: int, names: bool, 
     """What to align for each of the ``2n`` texts (references, then outputs) and the id names.
 
     A text whose code points are its clusters is aligned as itself; the other texts are segmented
-    together by :func:`semcer.cluster_ids.cluster_ids` into id strings. A pair where either side
+    together by :func:`semcer.text.cluster_ids.cluster_ids` into id strings. A pair where either side
     needs ``\\X`` (``SLOW_SEGMENT``) is aligned as two lists of cluster strings instead. The
     outputs of pairs that are the ``same`` as their reference are not segmented (never aligned).
     """
     if flags is None:
         return texts, {}
-    seqs = list(texts)
+    seqs: list[Any] = list(texts)
     slow = (flags[:n] | flags[n:]) & SLOW_SEGMENT != 0
     batch = np.flatnonzero((flags & JOINS != 0) & ~np.concatenate([slow, slow | same])).tolist()
     found = cluster_ids([texts[k] for k in batch], names=names) if batch else None
@@ -222,7 +222,7 @@ def _python_lines(chunk, texts, seqs, names, need_edits, start, stop, rows, pol,
             ops = []
             stats = new(LineStats, (0, 0, 0, len(a), None))
         else:
-            ops = raw_editops(a, b).as_list()
+            ops = cast(list[tuple[str, int, int]], raw_editops(a, b).as_list())
             # deletions - insertions = len(a) - len(b), so one count gives all three
             i = list(map(first, ops)).count("insert")
             d = i + len(a) - len(b)

@@ -41,9 +41,17 @@ class LineStats(NamedTuple):
     units: int
     severity: float | None = None
 
-    edits = property(count_edits)
-    cer = property(cer_of)
-    semcer = property(semcer_of)
+    @property
+    def edits(self) -> int:
+        return count_edits(self)
+
+    @property
+    def cer(self) -> float | None:
+        return cer_of(self)
+
+    @property
+    def semcer(self) -> float | None:
+        return semcer_of(self)
 
 
 class Alignment(NamedTuple):

@@ -86,7 +86,7 @@ def judge_from_args(args: argparse.Namespace) -> Any:
     if not spec:
         raise JudgeError("no judge: give --judge llm (with --endpoint and --model), --judge hf:PATH or another judge name")
     given = {name: getattr(args, name) for name in LLM_ARGS if getattr(args, name, None) is not None}
-    flags = lambda names: ", ".join("--" + k.replace("_", "-") for k in names)  # noqa: E731
+    flags = lambda names: ", ".join("--" + k.replace("_", "-") for k in names)
     if not is_llm_spec(spec):
         if given:
             raise JudgeError(f"{flags(given)} apply to the LLM judge only (--judge llm, hf:PATH or vllm:MODEL), not to {spec!r}")

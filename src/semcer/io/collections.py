@@ -35,7 +35,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from semcer.errors import InputError
 from semcer.io.jsonl import decode as _decode
@@ -133,7 +133,7 @@ def _content_end(lines: list[str], name: str, kind: str) -> int:
 
 
 def _read_jsonl(text: str, name: str) -> list[Item]:
-    items = []
+    items: list[Item] = []
     append = items.append
     for where, obj in records(text, name):
         if type(obj) is not dict:
@@ -164,7 +164,7 @@ def _make_item(id_: object, text: object, doc: object, lang: object, where: str)
             raise InputError(
                 f"{where}: {key!r} must be a string or absent, not {_json_type(value)}"
             )
-    return Item(id=id_, text=text, doc=doc or None, lang=lang or None, source=where)
+    return Item(id=id_, text=text, doc=doc or None, lang=lang or None, source=where)  # type: ignore[arg-type]
 
 
 def _read_text(text: str, name: str) -> list[Item]:
@@ -195,7 +195,7 @@ def _read_csv(text: str, name: str) -> list[Item]:
     return _read_table(iter(rows), name, "CSV")
 
 
-def _numbered(reader: Iterator[list[str]], name: str) -> Iterator[tuple[int, list[str]]]:
+def _numbered(reader: Any, name: str) -> Iterator[tuple[int, list[str]]]:
     """Yield (first line of the record, fields); a record may span lines in CSV."""
     line = 1
     while True:
@@ -214,7 +214,7 @@ def _read_table(rows: Iterator[tuple[int, list[str]]], name: str, kind: str) -> 
     if first is None:
         return []
     header = [h.strip() for h in first[1]]
-    col = {}
+    col: dict[str, int] = {}
     for i, h in enumerate(header):
         if h in col and h in ("id", "text", "doc", "lang"):
             raise InputError(f"{name}:1: column {h!r} appears twice in the header")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
-from semcer.io.atomic import atomic_path, atomic_write
+from semcer.atomic import atomic_path, atomic_write
 from semcer.errors import SemcerError
 
 FIELDS: tuple[str, ...] = (

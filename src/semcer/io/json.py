@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from semcer.io.atomic import atomic_write
+from semcer.atomic import atomic_write
 
 
 def dumps(obj: Any) -> str:

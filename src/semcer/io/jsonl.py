@@ -64,7 +64,7 @@ def lines(text: str) -> list[str]:
     return out
 
 
-_scan = json.scanner.make_scanner(json.JSONDecoder())
+_scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # (typeshed types it oddly)
 
 
 def parse(line: str, where: str) -> object:

@@ -24,12 +24,12 @@ def _checked_row(raw: dict[str, Any], where: str) -> StudentRow:
         if span_chars(value) is None:
             raise InputError(f"{where}: {name} has no {MARK_OPEN}…{MARK_CLOSE} mark: {value!r}")
     try:
-        values = check_distribution(raw.get("p"))
+        checked = check_distribution(raw.get("p"))
     except ValueError as exc:
         raise InputError(f"{where}: {exc}") from None
-    total = sum(values)
-    values = tuple(x / total for x in values)  # the training target sums to 1 exactly
-    text = lambda name: "" if raw.get(name) is None else str(raw[name])  # noqa: E731
+    total = sum(checked)
+    values = tuple(x / total for x in checked)  # the training target sums to 1 exactly
+    text = lambda name: "" if raw.get(name) is None else str(raw[name])
     return StudentRow(raw["marked_ref"], raw["marked_hyp"], values, text("lang"), text("op"),
                       text("line_id"), text("judge"))
 

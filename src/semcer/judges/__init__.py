@@ -8,6 +8,7 @@ Built-in names: ``compact`` (the default: a small forest over the rubric's featu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from semcer.errors import JudgeError
@@ -51,7 +52,8 @@ def resolve_judge(spec: Any, **options: Any) -> JudgeBase:
         from semcer.judges.llm import build_llm_judge
 
         return build_llm_judge(name, **options)
-    builders = {"student": _student, "rubric": _rubric, "compact": _compact, "fixed": _fixed}
+    builders: dict[str, Callable[..., JudgeBase]] = {"student": _student, "rubric": _rubric, "compact": _compact,
+                                                      "fixed": _fixed}
     kind, colon, arg = name.partition(":")
     build = builders.get(kind)
     if build is None or (kind == "student") != bool(colon):  # only student takes a path after a colon

@@ -94,8 +94,10 @@ class JudgeBase:
     Subclasses provide ``identity`` and ``judge()``; they may override the rest.
     """
 
-    #: Edits per call that suit this judge (the store commits one batch at a time).
-    preferred_batch_size: int = 256
+    @property
+    def preferred_batch_size(self) -> int:
+        """Edits per call that suit this judge (the store commits one batch at a time)."""
+        return 256
 
     @property
     def identity(self) -> str:

@@ -87,5 +87,5 @@ def document_means(per_doc: Sequence[LineStats] | Sequence[Totals], *, judged: b
         return dm_cer, n_def, None, 0
     kept = [(x, n) for x, n, ok in zip(sev, u, defined.tolist()) if ok]
     failed = sum(1 for x, _ in kept if x is None)
-    dm_sem = None if failed else math.fsum(x / n for x, n in kept) / n_def  # type: ignore[operator]
+    dm_sem = None if failed else math.fsum(x / n for x, n in kept if x is not None) / n_def
     return dm_cer, n_def, dm_sem, failed

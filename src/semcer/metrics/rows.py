@@ -11,7 +11,6 @@ one-pass totals bit for bit; the float it reports is that exact sum correctly ro
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -63,9 +62,17 @@ class Totals(NamedTuple):
     severity: float | None
     exact: ExactSum | None = None
 
-    edits = property(count_edits)
-    cer = property(cer_of)
-    semcer = property(semcer_of)
+    @property
+    def edits(self) -> int:
+        return count_edits(self)
+
+    @property
+    def cer(self) -> float | None:
+        return cer_of(self)
+
+    @property
+    def semcer(self) -> float | None:
+        return semcer_of(self)
 
 
 def _exact(t: Totals) -> ExactSum | None:
@@ -98,7 +105,9 @@ def merge(parts: Iterable[Totals]) -> Totals:
     if len(parts) == 1:
         return parts[0]
     exacts = [_exact(p) for p in parts if p.lines]
-    exact = None if not exacts or None in exacts else sum(exacts, ExactSum())  # type: ignore[arg-type]
+    exact: ExactSum | None = None
+    if exacts and None not in exacts:
+        exact = ExactSum(sum(e.scaled for e in exacts if e is not None))
     return Totals(sum(p.substitutions for p in parts), sum(p.deletions for p in parts),
                   sum(p.insertions for p in parts), sum(p.units for p in parts), sum(p.lines for p in parts),
                   None if exact is None else exact.value, exact)

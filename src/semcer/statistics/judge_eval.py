@@ -197,7 +197,7 @@ def _group_stats(x: Any, y: Any, hits: Any, n_boot: int, rng: Any, confidence: f
         b_mae = weights @ np.abs(x - y) / n
         b_acc = weights @ hits / n if hits is not None else None
     else:
-        b_rho = b_share = b_mae = b_acc = None
+        b_rho = b_share = b_mae = b_acc = None  # type: ignore[assignment]
     return GroupStats(
         n=n,
         spearman=percentile_estimate(rho, b_rho, confidence),

@@ -11,6 +11,7 @@ from semcer.judges.base import Judge
 from semcer.judges.distribution import Judgement
 from semcer.store.sqlite import JudgedEditStore
 
+
 @dataclass
 class CacheStats:
     """What one :func:`judge_cached` call did: ``total`` edits asked, ``unique`` distinct edits,

@@ -8,4 +8,4 @@ import hashlib
 def edit_key(judge_identity: str, content: str) -> str:
     """sha256 hex of the judge identity and an edit's content key
     (:func:`semcer.alignment.context.content_key`; not its line id or position)."""
-    return hashlib.sha256(f"{judge_identity}\x1e{content}".encode("utf-8")).hexdigest()
+    return hashlib.sha256(f"{judge_identity}\x1e{content}".encode()).hexdigest()

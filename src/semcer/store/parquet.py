@@ -13,8 +13,8 @@ import time
 from typing import Any
 
 from semcer.alignment.context import content_key
+from semcer.atomic import atomic_path
 from semcer.errors import StoreError
-from semcer.io.atomic import atomic_path
 from semcer.judges.distribution import LEVELS, check_distribution, expected_rating, mode_of
 from semcer.store.keys import edit_key
 from semcer.store.sqlite import COLUMNS, INSERT, SCHEMA_VERSION, JudgedEditStore, flags_from_text, flags_to_text
@@ -109,8 +109,8 @@ def _rows_to_table(pa: Any, schema: Any, rows: list[tuple]) -> Any:
 def _check_parquet_schema(pa: Any, schema: Any, path: Any) -> list[str]:
     """The columns to read, after checking names and types; a StoreError says what is wrong."""
     types = {field.name: field.type for field in schema}
-    is_str = lambda t: pa.types.is_string(t) or pa.types.is_large_string(t)  # noqa: E731
-    is_list = lambda t: pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)  # noqa: E731
+    is_str = lambda t: pa.types.is_string(t) or pa.types.is_large_string(t)
+    is_list = lambda t: pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t)
     problems = []
     for name in (*_REQUIRED_STRINGS, *_REQUIRED_INTS, "p"):
         if name not in types:

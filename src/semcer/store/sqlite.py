@@ -15,8 +15,9 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 from semcer.alignment.context import EditContext
 from semcer.errors import StoreError
@@ -166,7 +167,8 @@ class JudgedEditStore:
         if not tables and allow_empty:
             return 0
         if "meta" not in tables or "judged_edits" not in tables:
-            raise StoreError(f"{self.path}: an SQLite file but not a semcer store (tables: {', '.join(sorted(tables)) or 'none'})")
+            found = ", ".join(sorted(tables)) or "none"
+            raise StoreError(f"{self.path}: an SQLite file but not a semcer store (tables: {found})")
         row = conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()
         try:
             version = int(row[0]) if row else -1
@@ -276,7 +278,8 @@ class JudgedEditStore:
             try:
                 p = check_distribution(judgement.p)
             except ValueError as exc:
-                raise StoreError(f"{self.path}: judge {identity!r} returned an invalid judgement for {ctx.marked_hyp!r}: {exc}") from None
+                raise StoreError(f"{self.path}: judge {identity!r} returned an invalid judgement "
+                                 f"for {ctx.marked_hyp!r}: {exc}") from None
             values.append((
                 key, identity, ctx.lang, ctx.op, ctx.ref_unit, ctx.hyp_unit, int(ctx.ref_pos), int(ctx.hyp_pos),
                 ctx.marked_ref, ctx.marked_hyp, *p,

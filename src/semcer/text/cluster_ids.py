@@ -187,7 +187,7 @@ def _multi_slots(joined: str, cps: np.ndarray, ms: np.ndarray, ml: np.ndarray, s
         left = left[n > pos]
     if longest > _LONG:
         long_ones = np.flatnonzero(ml > _LONG)
-        by_text: dict[str, int] = {}
+        by_text: dict[str, np.uint64] = {}
         for k, b, n in zip(long_ones.tolist(), ms[long_ones].tolist(), ml[long_ones].tolist()):
             t = joined[b : b + n]
             slot = by_text.get(t)

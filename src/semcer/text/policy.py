@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Callable
 
 import regex
 
@@ -62,9 +62,13 @@ PRESETS: dict[str, tuple[tuple[str, ...], str]] = {
     "raw": ((), "nothing changed: the strings exactly as read"),
     "nfc": (("nfc",), "default: canonical composition only (NFC), which changes no visible character"),
     "no-space": (("remove-ws",), "paper convention 2, 'whitespace stripped': all whitespace removed"),
-    "alnum": (("remove-ws", "filter"), "paper convention 3, 'character filter': whitespace removed, only letters, marks and numbers kept"),
-    "normalized": (("nfkc", "remove-ws", "filter", "casefold", "nfkc"), "paper convention 4, 'normalized': NFKC, whitespace removed, character filter, case folded, NFKC again (removing a space or folding case can leave text unnormalized, e.g. ´ → space + combining acute)"),
-    "casefold": (("nfkc", "remove-ws", "casefold", "nfkc"), "paper convention 5, 'case-folded, punctuation kept': NFKC, whitespace removed, case folded, NFKC again"),
+    "alnum": (("remove-ws", "filter"),
+              "paper convention 3, 'character filter': whitespace removed, only letters, marks and numbers kept"),
+    "normalized": (("nfkc", "remove-ws", "filter", "casefold", "nfkc"),
+                   "paper convention 4, 'normalized': NFKC, whitespace removed, character filter, case folded, NFKC again "
+                   "(removing a space or folding case can leave text unnormalized, e.g. ´ → space + combining acute)"),
+    "casefold": (("nfkc", "remove-ws", "casefold", "nfkc"),
+                 "paper convention 5, 'case-folded, punctuation kept': NFKC, whitespace removed, case folded, NFKC again"),
 }
 
 DEFAULT_POLICY = "nfc"

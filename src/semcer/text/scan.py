@@ -12,7 +12,7 @@ point looked up in a table of flags; a line's flags are the bitwise OR over its 
 - ``SLOW_SEGMENT``: a code point where the fast segmenter (``ugrapheme``) may disagree with
   ``regex``'s ``\\X`` (``tables/ugrapheme_gaps.py``), or a virama (Indic_Conjunct_Break=Linker) that
   does not come right after a consonant, where Unicode 16's rule GB9c (ugrapheme) and 18's
-  (regex) differ; or a code point in the range that :mod:`semcer.cluster_ids` uses for cluster
+  (regex) differ; or a code point in the range that :mod:`semcer.text.cluster_ids` uses for cluster
   ids (planes 4-11, unassigned). A pair of lines with one is segmented by ``\\X``.
 
 A line without ``NFC`` is already NFC (UAX #15 quick check: every code point NFC_Quick_Check=Yes
@@ -47,8 +47,9 @@ def nfc_tables() -> tuple[list[int], list[int], list[int], list[tuple[int, int]]
     final jamo, the nukta, combining accents...): such a code point changes under NFC only when
     the code point right before it composes with it, one of the ``composable`` pairs (Hangul L+V
     and LV+T are added algorithmically), except that for a mark after a mark only the exact check
-    can tell (a starter after a mark is blocked from composing). ``order``: the other marks (combining class ≠ 0, NFC_Quick_Check=Yes): a
-    string changes under NFC at one of them only when the mark before it has a higher class.
+    can tell (a starter after a mark is blocked from composing). ``order``: the other marks
+    (combining class ≠ 0, NFC_Quick_Check=Yes): a string changes under NFC at one of them only
+    when the mark before it has a higher class.
     ``trailing``: (code point, combining class of the last code point of its full decomposition)
     where that class is not 0: what a following mark is compared with (``Ù`` ends in a grave
     accent, class 230, so ``Ù`` + dot below, class 220, is reordered by NFC).
@@ -119,13 +120,15 @@ def _nfc_data() -> tuple[tuple, tuple, tuple, np.ndarray, tuple]:
     """Hard, order and pair ranges and the sorted composable pairs (``a << 21 | b``), Hangul included."""
     from semcer.text.tables import nfc_suspects as shipped
 
-    if shipped.UNIDATA_VERSION == unicodedata.unidata_version:
+    comp: Sequence[tuple[int, int]]
+    trail: Sequence[tuple[int, int]]
+    if unicodedata.unidata_version == shipped.UNIDATA_VERSION:
         hard, order, pair, comp, trail = shipped.HARD, shipped.ORDER, shipped.PAIR, shipped.COMPOSABLE, shipped.TRAILING
     else:
         h, o, p, comp, trail = nfc_tables()
-        hard, order, pair = ranges(h), ranges(o), ranges(p)
+        hard, order, pair = tuple(ranges(h)), tuple(ranges(o)), tuple(ranges(p))
     lv = [0xAC00 + 28 * k for k in range(19 * 21)]
-    hangul = [(l, v) for l in range(0x1100, 0x1113) for v in range(0x1161, 0x1176)]
+    hangul = [(lead, v) for lead in range(0x1100, 0x1113) for v in range(0x1161, 0x1176)]
     hangul += [(s, t) for s in lv for t in range(0x11A8, 0x11C3)]
     codes = np.array(sorted((a << 21) | b for a, b in (*comp, *hangul)), dtype=np.uint64)
     return tuple(hard), tuple(order), tuple(pair), codes, tuple(trail)

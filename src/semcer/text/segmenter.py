@@ -48,7 +48,7 @@ def ugrapheme_gaps() -> FastSegmenter | None:
         ug_version = version("ugrapheme")
     except PackageNotFoundError:
         return None
-    if table.REGEX_VERSION != regex.__version__ or table.UGRAPHEME_VERSION != ug_version:
+    if regex.__version__ != table.REGEX_VERSION or ug_version != table.UGRAPHEME_VERSION:
         return None
     linkers = tuple(table.CONTEXT_LINKERS)
     # lone surrogates (possible in a Python str, never probed) are left to \X as well

@@ -59,7 +59,7 @@ def joiner_ranges() -> tuple[tuple[int, int], ...]:
     """
     from semcer.text.tables import joiners as _joiners
 
-    if _joiners.REGEX_VERSION == regex.__version__:
+    if regex.__version__ == _joiners.REGEX_VERSION:
         return _joiners.RANGES
     return joiner_ranges_from_regex()
 

@@ -21,17 +21,16 @@ import random
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, cast
 
 import torch
 
+from semcer.atomic import atomic_write
 from semcer.errors import InputError
-from semcer.io.atomic import atomic_write
-from semcer.judges.distribution import mode_of
-from semcer.statistics.correlation import spearman
-from semcer.version import __version__
+from semcer.judges.distribution import LEVELS, RATINGS, mode_of
 from semcer.judges.student.data import (
     CONFIG_FILE,
     TEMPLATE,
@@ -56,6 +55,8 @@ from semcer.judges.student.model import (
     save_checkpoint,
     student_loss,
 )
+from semcer.statistics.correlation import spearman
+from semcer.version import __version__
 
 #: Version of the checkpoint layout written to config.json.
 FORMAT_VERSION = 1
@@ -272,7 +273,7 @@ class _Run:
         device = resolve_device(cfg.device)
         model_backbone, tokenizer = load_backbone(backbone)
         if cfg.gradient_checkpointing:
-            model_backbone.gradient_checkpointing_enable()
+            cast(Any, model_backbone).gradient_checkpointing_enable()
         model = build_model(model_backbone, cfg.readout, cfg.head_hidden, cfg.dropout, cfg.seed).to(device)
         train_enc = encode_pairs(tokenizer, [(r.marked_ref, r.marked_hyp) for r in train_rows], cfg.max_length, cfg.template)
         val_enc = encode_pairs(tokenizer, [(r.marked_ref, r.marked_hyp) for r in val_rows], cfg.max_length, cfg.template)

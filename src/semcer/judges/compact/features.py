@@ -1,6 +1,7 @@
 """The compact scorer's inputs: one row of numeric and one-hot columns per edit.
 
-The compact built-in scorer is a small gradient-boosted forest over the rubric judge's features. It ships inside the package (``semcer/data/compact_forest.npz`` with ``compact.json``), runs on
+The compact built-in scorer is a small gradient-boosted forest over the rubric judge's features.
+It ships inside the package (``semcer/data/compact_forest.npz`` with ``compact.json``), runs on
 the CPU with numpy only, and predicts the five-level distribution of one edit. Its inputs are what
 the rubric judge computes (:func:`~semcer.judges.rubric.features.feature_tuple`: edit class, unit kinds,
 script, lexicon status and Zipf frequency of the word before and after the edit, digits and

@@ -28,7 +28,7 @@ class Forest:
     depth: int
 
     @classmethod
-    def from_lightgbm_dump(cls, dump: dict[str, Any]) -> "Forest":
+    def from_lightgbm_dump(cls, dump: dict[str, Any]) -> Forest:
         feature: list[int] = []
         threshold: list[float] = []
         left: list[int] = []
@@ -71,7 +71,7 @@ class Forest:
                             meta=np.asarray([self.n_classes, self.depth], np.int64))
 
     @classmethod
-    def load(cls, path: Any) -> "Forest":
+    def load(cls, path: Any) -> Forest:
         with np.load(path) as z:
             n_classes, depth = (int(x) for x in z["meta"])
             return cls(z["feature"], z["threshold"], z["left"], z["right"], z["value"], z["roots"], n_classes, depth)

@@ -14,7 +14,7 @@ import numpy as np
 
 from semcer.caches import cache
 from semcer.errors import JudgeError
-from semcer.judges.compact.features import GROUP_OF_COLUMN, FEATURE_NAMES, N_FEATURES, dense_matrix
+from semcer.judges.compact.features import FEATURE_NAMES, GROUP_OF_COLUMN, N_FEATURES, dense_matrix
 from semcer.judges.compact.forest import Forest
 from semcer.judges.compact.table import TableForest, softmax
 from semcer.judges.distribution import LEVELS

@@ -42,7 +42,7 @@ class TableForest:
                     heap[2 * s + 1], heap[2 * s + 2] = left[k], right[k]
                     keys.add((feature[k], threshold[k]))
             heaps.append(heap)
-        group = (lambda f: -1) if one_hot is None else (lambda f: int(one_hot[f]))  # noqa: E731
+        group = (lambda f: -1) if one_hot is None else (lambda f: int(one_hot[f]))
         # Rows of the condition matrix: numeric conditions, then "one-hot column not set" ones,
         # then a row of zeros (unused slots, and one-hot conditions that never hold) and a row of
         # ones (one-hot conditions that always hold).

@@ -28,10 +28,27 @@ from semcer.judges.llm.openai_backend import OpenAIBackend, OpenAIConfig
 from semcer.judges.llm.prompt import LABEL_SETS, TEMPLATE_VERSION, Prompt, build_prompt
 
 __all__ = [
-    "LABEL_MASS_FLAG", "LABEL_SETS", "MISSING_FLAG", "ONE_HOT_FLAG", "TEMPLATE_VERSION", "JudgeStats",
-    "LLMJudge", "MassSummary", "OpenAIBackend", "OpenAIConfig", "Prompt", "Reading", "build_llm_judge",
-    "build_prompt", "is_llm_spec", "judgement_from", "label_mass", "llm_options", "OPENAI_OPTIONS", "HF_OPTIONS",
+    "HF_OPTIONS",
+    "LABEL_MASS_FLAG",
+    "LABEL_SETS",
+    "MISSING_FLAG",
+    "ONE_HOT_FLAG",
+    "OPENAI_OPTIONS",
+    "TEMPLATE_VERSION",
     "VLLM_OPTIONS",
+    "JudgeStats",
+    "LLMJudge",
+    "MassSummary",
+    "OpenAIBackend",
+    "OpenAIConfig",
+    "Prompt",
+    "Reading",
+    "build_llm_judge",
+    "build_prompt",
+    "is_llm_spec",
+    "judgement_from",
+    "label_mass",
+    "llm_options",
 ]
 
 #: The options of each LLM backend (every one also takes ``labels``): the one list the Python API

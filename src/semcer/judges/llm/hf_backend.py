@@ -12,8 +12,9 @@ import hashlib
 import json
 import math
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from semcer.errors import JudgeError
 from semcer.judges.base import JudgeSpec, JudgeStats
@@ -145,7 +146,8 @@ class HFBackend:
     ) -> None:
         self.path = Path(path)
         if not self.path.is_dir() or not (self.path / "config.json").is_file():
-            raise JudgeError(f"hf:{path}: not a local model directory with a config.json (semcer loads local models only, never downloads)")
+            raise JudgeError(f"hf:{path}: not a local model directory with a config.json "
+                             "(semcer loads local models only, never downloads)")
         if batch_size < 1:
             raise JudgeError(f"batch_size must be at least 1, got {batch_size}")
         try:

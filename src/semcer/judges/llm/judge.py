@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 import threading
 import warnings
-from dataclasses import dataclass, field, fields
-from typing import Iterable, Protocol, Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from semcer.alignment.context import EditContext
 from semcer.errors import JudgeError

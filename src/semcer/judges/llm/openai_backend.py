@@ -19,14 +19,16 @@ requests per second; ``https://`` endpoints (hosted APIs: TLS, proxies) use http
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import math
 import os
 import random
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from semcer.errors import JudgeError
 from semcer.judges.base import JudgeSpec, JudgeStats
@@ -273,7 +275,9 @@ class OpenAIBackend:
                 continue
             message = self._scrub(_error_message(response))
             if status in _FATAL_STATUSES:
-                hint = " (is the endpoint the base URL, e.g. http://127.0.0.1:8000/v1, and the model name right?)" if status in (404, 405) else ""
+                hint = ""
+                if status in (404, 405):
+                    hint = " (is the endpoint the base URL, e.g. http://127.0.0.1:8000/v1, and the model name right?)"
                 raise _Fatal(f"{c.url}: HTTP {status}: {message}{hint}")
             problem = f"HTTP {status}: {message}"
             if status in _RETRY_STATUSES or status >= 500:
@@ -322,10 +326,8 @@ class OpenAIBackend:
             return
         for closer in (self._client, self._transport):
             if closer is not None:
-                try:
+                with contextlib.suppress(Exception):
                     loop.run(closer.aclose(), timeout=5)
-                except Exception:
-                    pass
         self._client = self._transport = self._send = None
         loop.stop()
 
@@ -522,7 +524,7 @@ def _parse_head(head: bytes) -> tuple[int, list[tuple[bytes, bytes]], int | None
 
 async def _read_body(reader: asyncio.StreamReader, status: int, length: int | None, chunked: bool) -> bytes:
     if chunked:
-        chunks = []
+        chunks: list[bytes] = []
         while True:
             size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
             if size == 0:

@@ -9,8 +9,8 @@ comes before the edit, so a server with prefix caching computes it once per line
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from semcer.alignment.context import MARK_CLOSE, MARK_OPEN, EditContext
 from semcer.errors import JudgeError

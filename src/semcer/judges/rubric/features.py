@@ -28,12 +28,14 @@ from semcer.judges.rubric.lexicon import (
     lexicon_lang,
     line_info,
     morpheme_tokenized,
-    number_implausible as number_implausible_,
     number_span,
     number_value,
     token_count,
     word_at,
     zipf,
+)
+from semcer.judges.rubric.lexicon import (
+    number_implausible as number_implausible_,
 )
 from semcer.text.script import base_lang, unit_script
 
@@ -81,7 +83,8 @@ def _lookup(word: str, lex: str | None) -> tuple[float, bool | None, str]:
 
 
 @cache(maxsize=1 << 16)
-def _word_pair(ref_w: str, hyp_w: str, lang: str, lex: str | None) -> tuple[float, bool | None, str, float, bool | None, str, str, bool]:
+def _word_pair(ref_w: str, hyp_w: str, lang: str, lex: str | None
+               ) -> tuple[float, bool | None, str, float, bool | None, str, str, bool]:
     """What the lexicon says about the words holding an edit (spaced languages), in one lookup:
     Zipf frequency, known or not, and shape of each word, the word status, and whether exactly
     one of them is a negation word. The same word pairs recur across a corpus (an OCR error on a
@@ -349,7 +352,7 @@ _NO_NUMBER = (False, False, False, "")  # in_number, number_changed, number_impl
 
 
 def _cjk_words(ref: Line, hyp: Line, rpos: int, hpos: int, ref_gap: bool, hyp_gap: bool, lang: str, lex: str,
-               neg_lang: bool) -> tuple[str, str, int, tuple[float, bool, str, float, bool, str, str, bool]]:
+               neg_lang: bool) -> tuple[str, str, int, tuple[float, bool | None, str, float, bool | None, str, str, bool]]:
     """Chinese and Japanese: the best-attested run of characters around the edit on each side, its
     length, and the lexicon values in :func:`_word_pair`'s order."""
     ref_w, ref_z = _cjk_side(ref, rpos, ref_gap, lex)

@@ -293,8 +293,9 @@ def number_value(text: str) -> str:
     """A canonical form of a number string, so that ``6.0``/``6.00`` and ``14/04``/``14/4`` match.
 
     A lone ``.`` or ``,`` is read as a decimal separator (trailing zeros after it dropped) unless
-    three digits follow it (``1,250`` may group thousands, so it is kept as written); otherwise each digit group is compared as an integer (leading zeros dropped) with the
-    separators kept, so dates and codes compare group by group.
+    three digits follow it (``1,250`` may group thousands, so it is kept as written); otherwise each
+    digit group is compared as an integer (leading zeros dropped) with the separators kept, so dates
+    and codes compare group by group.
     """
     groups = _NUM_PARTS.findall(text)
     seps = _NUM_PARTS.split(text)[1:-1]
@@ -375,7 +376,5 @@ def number_implausible(ref_num: str, hyp_num: str) -> bool:
 
         if ok(rp) and not ok(hp):
             return True
-    if len(rp) == 2 and seps == ":" and len(rp[1]) == 2:
-        if int(rp[0]) <= 23 and int(rp[1]) <= 59 and (int(hp[0]) > 23 or int(hp[1]) > 59):
-            return True
-    return False
+    is_time = len(rp) == 2 and seps == ":" and len(rp[1]) == 2
+    return is_time and int(rp[0]) <= 23 and int(rp[1]) <= 59 and (int(hp[0]) > 23 or int(hp[1]) > 59)

@@ -16,8 +16,7 @@ import numpy as np
 
 from semcer.caches import cache
 from semcer.judges.distribution import LEVELS
-from semcer.judges.rubric.features import KNOWN_CJK_ZIPF, KNOWN_ZIPF, CJK_CHAR_WORD_ZIPF, EditFeatures
-
+from semcer.judges.rubric.features import CJK_CHAR_WORD_ZIPF, KNOWN_CJK_ZIPF, KNOWN_ZIPF, EditFeatures
 
 
 @dataclass(frozen=True, slots=True)

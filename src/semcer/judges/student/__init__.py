@@ -12,8 +12,9 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from semcer.alignment.context import EditContext
 from semcer.errors import JudgeError

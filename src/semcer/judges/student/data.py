@@ -19,9 +19,10 @@ import hashlib
 import importlib.util
 import json
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from semcer.alignment.context import MARK_CLOSE, MARK_OPEN
 from semcer.errors import InputError, JudgeError

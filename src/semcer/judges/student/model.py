@@ -14,9 +14,10 @@ This module imports torch; import it only after :func:`.data.require_hf`.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, cast
 
 import torch
 import torch.nn.functional as F
@@ -105,7 +106,7 @@ class StudentModel(nn.Module):
 
 def hidden_size(backbone: nn.Module) -> int:
     """Width of the backbone's hidden states (read from its input embeddings, whatever the config calls it)."""
-    return int(backbone.get_input_embeddings().embedding_dim)
+    return int(cast(Any, backbone).get_input_embeddings().embedding_dim)
 
 
 def expected_rating(logits: torch.Tensor) -> torch.Tensor:
@@ -114,7 +115,8 @@ def expected_rating(logits: torch.Tensor) -> torch.Tensor:
     return logits.softmax(dim=-1) @ ratings
 
 
-def student_loss(logits: torch.Tensor, target: torch.Tensor, mse_weight: float) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+def student_loss(logits: torch.Tensor, target: torch.Tensor, mse_weight: float
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(loss, kl, mse) for logits (B, 5) against target distributions (B, 5), each a batch mean.
 
     kl = KL(target ‖ softmax(logits)); mse = (expected rating − target's expected rating)²;
@@ -207,7 +209,7 @@ def save_checkpoint(model: StudentModel, tokenizer: Any, directory: Path) -> Non
 
     directory.mkdir(parents=True, exist_ok=True)
     with quiet_transformers():
-        model.backbone.save_pretrained(directory / BACKBONE_DIR)
+        cast(Any, model.backbone).save_pretrained(directory / BACKBONE_DIR)
         tokenizer.save_pretrained(directory / BACKBONE_DIR)
     state = {k: v.detach().to("cpu").contiguous() for k, v in model.head.state_dict().items()}
     save_file(state, str(directory / HEAD_FILE))
