@@ -10,48 +10,54 @@ two rules are written here once and read by every sum of lines (:mod:`semcer.met
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from semcer.alignment.edits import Edit
 
 
-def count_edits(stats: Any) -> int:
-    """S + D + I."""
-    return stats.substitutions + stats.deletions + stats.insertions
+class Rates:
+    """CER and semCER of anything with the five sufficient statistics (a line, a document, the
+    corpus): the one place these two rules are written."""
 
-
-def cer_of(stats: Any) -> float | None:
-    """Edits per reference unit; None (undefined) when there are no reference units."""
-    return count_edits(stats) / stats.units if stats.units else None
-
-
-def semcer_of(stats: Any) -> float | None:
-    """Severity per reference unit; None when undefined (no units, no judge, or a failed edit)."""
-    if stats.severity is None or not stats.units:
-        return None
-    return stats.severity / stats.units
-
-
-class LineStats(NamedTuple):
-    """Sufficient statistics of one line. ``severity`` is None when no judge was run or it failed."""
-
+    __slots__ = ()
     substitutions: int
     deletions: int
     insertions: int
     units: int
-    severity: float | None = None
+    severity: float | None
 
     @property
     def edits(self) -> int:
-        return count_edits(self)
+        """S + D + I."""
+        return self.substitutions + self.deletions + self.insertions
 
     @property
     def cer(self) -> float | None:
-        return cer_of(self)
+        """Edits per reference unit; None (undefined) when there are no reference units."""
+        return self.edits / self.units if self.units else None
 
     @property
     def semcer(self) -> float | None:
-        return semcer_of(self)
+        """Severity per reference unit; None when undefined (no units, no judge, or a failed edit)."""
+        if self.severity is None or not self.units:
+            return None
+        return self.severity / self.units
+
+
+class _LineStats(NamedTuple):
+    substitutions: int
+    deletions: int
+    insertions: int
+    units: int
+    severity: float | None
+_LineStats.__new__.__defaults__ = (None,)
+
+
+class LineStats(_LineStats, Rates):
+    """Sufficient statistics of one line: (S, D, I, units, severity). ``severity`` is None when no
+    judge was run or it failed on one of the line's edits."""
+
+    __slots__ = ()
 
 
 class Alignment(NamedTuple):

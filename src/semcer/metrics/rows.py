@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from semcer.alignment.line import LineStats, cer_of, count_edits, semcer_of
+from semcer.alignment.line import LineStats, Rates
 
 _SCALE = 1074  # every finite double is an integer multiple of 2**-1074
 
@@ -46,7 +46,18 @@ class ExactSum:
         return self.scaled / (1 << _SCALE)
 
 
-class Totals(NamedTuple):
+class _Totals(NamedTuple):
+    substitutions: int
+    deletions: int
+    insertions: int
+    units: int
+    lines: int
+    severity: float | None
+    exact: ExactSum | None
+_Totals.__new__.__defaults__ = (None,)
+
+
+class Totals(_Totals, Rates):
     """Summed statistics of a group of lines (a document or the corpus).
 
     ``severity`` is None as soon as one line has none (no judge, or a judge failed on one of its
@@ -54,25 +65,7 @@ class Totals(NamedTuple):
     line, whose severity is exact as it stands.
     """
 
-    substitutions: int
-    deletions: int
-    insertions: int
-    units: int
-    lines: int
-    severity: float | None
-    exact: ExactSum | None = None
-
-    @property
-    def edits(self) -> int:
-        return count_edits(self)
-
-    @property
-    def cer(self) -> float | None:
-        return cer_of(self)
-
-    @property
-    def semcer(self) -> float | None:
-        return semcer_of(self)
+    __slots__ = ()
 
 
 def _exact(t: Totals) -> ExactSum | None:
