@@ -35,7 +35,7 @@ examples:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("judge-eval", help="measure a judge against labelled edits (Spearman, clear pairs, ...)",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("labels", metavar="LABELS", help="labelled edits, JSONL (see data/severity/README.md)")
+    p.add_argument("labelled", metavar="LABELS", help="labelled edits, JSONL (see data/severity/README.md)")
     p.add_argument("--by", choices=("lang", "class"), default="lang", help="grouping of the table (default: %(default)s)")
     p.add_argument("--n-boot", type=int, default=1000, metavar="N", help="bootstrap resamples (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    contexts, labels = load_labelled(args.labels)
+    contexts, labels = load_labelled(args.labelled)
     with judge_from_args(args) as judge:
         store = JudgedEditStore(args.store) if args.store else None
         try:
@@ -56,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
                 store.close()
     report = evaluate_judge(judgements, labels, langs=[c.lang for c in contexts], n_boot=args.n_boot, seed=args.seed)
     if args.json:
-        emit(dumps(report.to_dict(judge.identity, str(args.labels))), args.output)
+        emit(dumps(report.to_dict(judge.identity, str(args.labelled))), args.output)
     else:
-        head = (f"judge {judge.identity} on {args.labels} ({len(labels)} edits; {report.n_boot} bootstrap "
+        head = (f"judge {judge.identity} on {args.labelled} ({len(labels)} edits; {report.n_boot} bootstrap "
                 f"resamples, 95% intervals; clear pairs: label gap >= 0.5, ties count as misses)\n")
         extra = f"\n{report.n_failed} edit(s) the judge failed on are left out." if report.n_failed else ""
         emit(head + "\n" + render_judge_eval(report, args.by) + extra, args.output)
