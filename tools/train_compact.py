@@ -5,14 +5,14 @@
 Steps, all deterministic (fixed seeds, ``deterministic=True``, one thread), so that rerunning the
 script rewrites the same artifact:
 
-1. features of every edit of ``data/severity/train.jsonl`` (:func:`semcer.judges.compact.featurize`);
+1. features of every edit of ``data/severity/train.jsonl`` (:func:`semcer.judges.compact.features.featurize`);
 2. soft labels by replication: each edit appears five times, with label k and weight p_k, so that
    LightGBM's multiclass log-loss is the cross-entropy with the labelled distribution;
 3. a small grid of hyperparameters and the number of rounds chosen by cross-validation on the
    train split, folds grouped by reference line (``line_id``): the pooled out-of-fold Spearman
    correlation of the expected rating with the labels' expected rating (cross-entropy breaks ties);
 4. the chosen model fitted on all of train, compiled to numpy arrays
-   (:meth:`semcer.judges.forest.Forest.from_lightgbm_dump`) and checked against LightGBM's own
+   (:meth:`semcer.judges.compact.forest.Forest.from_lightgbm_dump`) and checked against LightGBM's own
    predictions;
 5. only then the dev split is scored, for the record: dev figures go into ``compact.json`` and are
    never used to choose anything.
@@ -26,6 +26,7 @@ import argparse
 import hashlib
 import itertools
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -36,11 +37,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from semcer.judge_eval import Label, clear_pair_share, load_labelled, spearman  # noqa: E402
-from semcer.judges.base import RATINGS  # noqa: E402
-from semcer.judges.compact import COMPACT_VERSION, FEATURE_NAMES, FOREST_FILE, META_FILE, CompactModel, featurize  # noqa: E402
-from semcer.judges.forest import Forest  # noqa: E402
-from semcer.judges.lexicon import wordfreq_version  # noqa: E402
+from semcer.io.labels import load_labelled  # noqa: E402
+from semcer.judges.compact.features import FEATURE_NAMES, featurize  # noqa: E402
+from semcer.judges.compact.forest import Forest  # noqa: E402
+from semcer.judges.compact.judge import COMPACT_VERSION  # noqa: E402
+from semcer.judges.compact.model import FOREST_FILE, META_FILE, CompactModel  # noqa: E402
+from semcer.judges.distribution import RATINGS  # noqa: E402
+from semcer.judges.rubric.lexicon import wordfreq_version  # noqa: E402
+from semcer.statistics.correlation import spearman as _spearman  # noqa: E402
+from semcer.statistics.judge_eval import Label, clear_pair_share  # noqa: E402
 
 TRAIN = ROOT / "data" / "severity" / "train.jsonl"
 DEV = ROOT / "data" / "severity" / "dev.jsonl"
@@ -57,7 +62,7 @@ BASE_PARAMS: dict[str, Any] = {
     "max_bin": 63,
     "min_data_in_leaf": 5,  # replicated rows; the hessian floor below is what binds
     "bagging_freq": 0,
-    # Trees of depth <= 3 are what the fast evaluator (semcer.judges.compact.TableForest) reads.
+    # Trees of depth <= 3 are what the fast evaluator (semcer.judges.compact.table.TableForest) reads.
     "max_depth": 3,
     "num_leaves": 8,
 }
@@ -73,6 +78,12 @@ GRID: dict[str, tuple[Any, ...]] = {
 #: per edit (throughput target: 50k edits/s on one core, features included).
 MAX_ROUNDS = 100
 CHECK_EVERY = 10
+
+
+def spearman(s: Any, y: Any) -> float:
+    """Spearman's rho, NaN where it is undefined (the library's spearman says None there)."""
+    rho = _spearman(s, y)
+    return math.nan if rho is None else rho
 
 
 def sha256_file(path: Path) -> str:

@@ -1,20 +1,20 @@
 """The default judge of `semcer score` is whichever built-in judge agrees better with the dev labels."""
 
-from conftest import ROOT
+from helpers import DATA
 
-from semcer.judge_eval import load_labelled, spearman
+from semcer.io.labels import load_labelled
 from semcer.judges import DEFAULT_JUDGE, resolve_judge
+from semcer.statistics.correlation import spearman
+
+#: Measured dev Spearman: compact 0.874, rubric 0.782 (README.md), a gap of 0.092. The default must
+#: stay the better one by at least the measured gap less 0.02.
+MIN_GAP = 0.092 - 0.02
 
 
 def test_default_is_the_better_judge_on_dev():
-    contexts, labels = load_labelled(ROOT / "data" / "severity" / "dev.jsonl")
-    y = [l.severity for l in labels]
+    contexts, labels = load_labelled(DATA / "dev.jsonl")
+    y = [lab.severity for lab in labels]
     rho = {name: spearman([j.severity for j in resolve_judge(name).judge(contexts)], y) for name in ("rubric", "compact")}
     assert DEFAULT_JUDGE == max(rho, key=rho.get), rho
-
-
-def test_signature_names_the_default_judge():
-    import semcer
-
-    ev = semcer.evaluate(["abc"], ["abd"], judge=DEFAULT_JUDGE)
-    assert ev.signature.judge.startswith(DEFAULT_JUDGE) and f"judge:{DEFAULT_JUDGE}" in str(ev.signature)
+    other = min(rho, key=rho.get)
+    assert rho[DEFAULT_JUDGE] - rho[other] >= MIN_GAP, rho

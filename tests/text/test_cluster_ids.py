@@ -8,11 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import semcer
-from semcer import cluster_ids as cid_mod
-from semcer.cluster_ids import RESERVED, Clusters, cluster_ids
-from semcer.scan import JOINS, SLOW_SEGMENT, scan
+from semcer.text import cluster_ids as cid_mod
+from semcer.text.cluster_ids import RESERVED, Clusters, cluster_ids
+from semcer.text.scan import JOINS, SLOW_SEGMENT, scan
+from semcer.text.segmenter import fast_splitter
 
-pytestmark = pytest.mark.skipif(semcer.units.fast_splitter() is None, reason="ugrapheme unusable with this regex")
+pytestmark = pytest.mark.skipif(fast_splitter() is None, reason="ugrapheme unusable with this regex")
 
 ALPHABET = (
     "\u0915\u0937\u0930\u0924\u094d\u093c\u093f\u0940\u0905"  # Devanagari consonants, virama, nukta, vowel signs

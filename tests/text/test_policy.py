@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from semcer.errors import PolicyError
-from semcer.policy import PRESETS, get_policy
+from semcer.text.policy import PRESETS, get_policy
 
 
 @pytest.mark.parametrize(

@@ -3,15 +3,16 @@
 import regex
 from hypothesis import given, settings, strategies as st
 
-from semcer import units
-from semcer._joiners import RANGES, REGEX_VERSION
+from semcer.text import units
+from semcer.text.segmenter import chars
+from semcer.text.tables.joiners import RANGES, REGEX_VERSION
 
 
 def test_joiner_set_in_use_equals_regex_class():
     """Whether shipped (same regex release) or computed (another release), the set is exact."""
     every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
     expected = {c for c in units._JOINER.findall(every)}
-    no_joiner = units._chars(units.joiner_ranges()).isdisjoint
+    no_joiner = chars(units.joiner_ranges()).isdisjoint
     assert all(not no_joiner(c) for c in expected)
     others = [c for c in every if c not in expected]
     assert all(no_joiner(c) for c in others[::97])

@@ -1,49 +1,25 @@
-"""The compact built-in scorer: the shipped artifact, exact forest inference, agreement with the dev labels."""
+"""The compact built-in scorer as a judge: identity, predictions on every path, agreement with the dev
+labels, and the cases that must hold."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-from semcer.errors import JudgeError
-from semcer.judge_eval import clear_pair_share, load_labelled, spearman
-from semcer.judges import JUDGE_NAMES, Judge, resolve_judge
-from conftest import one_edit_context
-
+from helpers import DATA, one_edit_context
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semcer.judges.base import EditContext
-from semcer.judges.compact import (
-    CHUNK,
-    FEATURE_NAMES,
-    FOREST_FILE,
-    META_FILE,
-    CompactJudge,
-    CompactModel,
-    TableForest,
-    featurize,
-    load_model,
-)
-from semcer.judges.edit_class import graphemes
-from semcer.judges.forest import Forest
-
-ROOT = Path(__file__).resolve().parent.parent
-DATA = ROOT / "data" / "severity"
-ARTIFACT = ROOT / "src" / "semcer" / "data"
-EXAMPLES = ROOT / "examples"
-
-#: Dev agreement the shipped model must keep (the issue's targets; measured: see compact.json).
-DEV_SPEARMAN = 0.85
-DEV_CLEAR_PAIRS = 0.95
-
+from semcer.alignment.context import EditContext
+from semcer.io.labels import load_labelled
+from semcer.judges import JUDGE_NAMES, Judge, resolve_judge
+from semcer.judges.compact import CompactJudge
+from semcer.judges.compact.features import featurize
+from semcer.judges.compact.model import CHUNK, load_model
+from semcer.statistics.correlation import spearman
+from semcer.statistics.judge_eval import clear_pair_share, evaluate_judge
+from semcer.text.units import graphemes
 
 ctx = one_edit_context
 
@@ -58,24 +34,6 @@ def dev():
     return load_labelled(DATA / "dev.jsonl")
 
 
-# --- The artifact ------------------------------------------------------------------------------
-
-
-def test_artifact_is_small_and_records_its_training_data():
-    npz, meta_path = ARTIFACT / FOREST_FILE, ARTIFACT / META_FILE
-    assert npz.stat().st_size < 5 * 2**20
-    meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    train_hash = hashlib.sha256((DATA / "train.jsonl").read_bytes()).hexdigest()
-    assert meta["training_data"]["sha256"] == train_hash
-    assert meta["forest_sha256"] == hashlib.sha256(npz.read_bytes()).hexdigest()
-    assert tuple(meta["feature_names"]) == FEATURE_NAMES
-    assert meta["lightgbm"] and meta["params"]["deterministic"] and meta["params"]["num_threads"] == 1
-    assert meta["selection"]["grouped_by"] == "line_id"
-    model = load_model()
-    assert model.sha256 == meta["forest_sha256"]
-    assert model.forest.roots.size == meta["trees"] <= 1500 and model.forest.depth <= 3
-
-
 def test_identity_names_the_artifact(judge):
     assert re.fullmatch(r"compact-1\.0\+[0-9a-f]{10}\+wordfreq-\S+", judge.identity)
     assert judge.identity.split("+")[1] == load_model().sha256[:10]
@@ -85,15 +43,6 @@ def test_resolve_judge():
     j = resolve_judge("compact")
     assert isinstance(j, Judge) and isinstance(j, CompactJudge)
     assert "compact" in JUDGE_NAMES
-
-
-def test_model_with_other_features_is_refused(tmp_path):
-    (tmp_path / FOREST_FILE).write_bytes((ARTIFACT / FOREST_FILE).read_bytes())
-    (tmp_path / META_FILE).write_text(json.dumps({"feature_names": ["a", "b"]}), encoding="utf-8")
-    with pytest.raises(JudgeError, match="train_compact"):
-        CompactJudge(tmp_path)
-    with pytest.raises(JudgeError, match="cannot read"):
-        CompactJudge(tmp_path / "missing")
 
 
 # --- Predictions ---------------------------------------------------------------------------------
@@ -141,19 +90,50 @@ def test_any_context_gets_a_distribution(judge, ref, hyp, op, rp, hp, lang):
     assert judge.judge([c, c])[1] == j
 
 
-def test_features_have_no_missing_values(dev):
-    X, classes = featurize(dev[0])
-    assert X.shape == (len(dev[0]), len(FEATURE_NAMES)) and np.isfinite(X).all()
-    assert len(classes) == len(dev[0])
+#: Measured on data/severity/dev.jsonl (689 edits; README.md "How well the built-in judges agree with
+#: labels"; src/semcer/data/compact.json): Spearman 0.874, clear pairs 99.0 % of 45,434, mode accuracy
+#: 0.842, MAE 0.067. The shipped model is deterministic, so each bound sits just below its measured
+#: value, by MARGIN (a correlation or a share) or MARGIN_PAIRS (clear pairs): a drop of that much
+#: is a regression.
+MARGIN = 0.02
+MARGIN_PAIRS = 0.01
+DEV = {"spearman": 0.874, "clear_pairs": 0.990, "mode_accuracy": 0.842, "mae": 0.067}
+#: Per language, for the languages with 60 or more dev edits: (n, Spearman, clear pairs), measured.
+DEV_BY_LANG = {
+    "de": (99, 0.948, 1.000), "vi": (87, 0.907, 1.000), "es": (84, 0.920, 1.000),
+    "zh_CN": (75, 0.851, 0.997), "hi": (74, 0.850, 0.996), "fr": (67, 0.866, 1.000),
+}
 
 
-def test_dev_agreement(judge, dev):
+@pytest.fixture(scope="module")
+def dev_report(judge, dev):
     contexts, labels = dev
-    s = np.array([j.severity for j in judge.judge(contexts)])
-    y = np.array([lab.severity for lab in labels])
-    share, pairs = clear_pair_share(s, y)
-    assert spearman(s, y) >= DEV_SPEARMAN
-    assert pairs > 40_000 and share >= DEV_CLEAR_PAIRS
+    judgements = judge.judge(contexts)
+    return judgements, evaluate_judge(judgements, labels, langs=[c.lang for c in contexts], n_boot=0)
+
+
+def test_dev_agreement(dev_report, dev):
+    judgements, report = dev_report
+    o = report.overall
+    assert o.n == 689 and report.n_failed == 0
+    assert o.spearman.value >= DEV["spearman"] - MARGIN
+    assert o.clear_pairs.value >= DEV["clear_pairs"] - MARGIN_PAIRS and o.n_clear_pairs == 45_434
+    assert o.mode_accuracy.value >= DEV["mode_accuracy"] - MARGIN
+    assert o.mae.value <= DEV["mae"] + MARGIN
+    # the same figures from the plain functions
+    s = np.array([j.severity for j in judgements])
+    y = np.array([lab.severity for lab in dev[1]])
+    assert spearman(s, y) == pytest.approx(o.spearman.value, abs=1e-12)
+    assert clear_pair_share(s, y) == (pytest.approx(o.clear_pairs.value, abs=1e-12), o.n_clear_pairs)
+
+
+@pytest.mark.parametrize("lang", list(DEV_BY_LANG))
+def test_dev_agreement_per_language(dev_report, lang):
+    n, rho, pairs = DEV_BY_LANG[lang]
+    g = dev_report[1].by_lang[lang]
+    assert g.n == n
+    assert g.spearman.value >= rho - MARGIN, g.spearman
+    assert g.clear_pairs.value >= pairs - MARGIN_PAIRS, g.clear_pairs
 
 
 @pytest.mark.xfail(
@@ -183,101 +163,3 @@ def test_digit_in_amount_costs_more_than_case_or_space(judge):
     assert (digit.edit_class, case.edit_class, space.edit_class) == ("digit", "case", "whitespace")
     assert digit.severity > case.severity and digit.severity > space.severity
     assert digit.mode >= 3 and case.mode == 0 and space.mode == 0
-
-
-def test_score_cli_with_compact_judge(tmp_path):
-    p = subprocess.run(
-        [sys.executable, "-m", "semcer", "score", str(EXAMPLES / "references.jsonl"),
-         str(EXAMPLES / "tess_noisy.jsonl"), "--judge", "compact", "--json", "--store", str(tmp_path / "s.sqlite")],
-        capture_output=True, text=True,
-    )
-    assert p.returncode == 0, p.stderr
-    d = json.loads(p.stdout)
-    assert d["signature_fields"]["judge"].startswith("compact-1.0+")
-    assert 0 < d["corpus"]["semcer"] < d["corpus"]["cer"]
-
-
-# --- Forest inference against LightGBM -----------------------------------------------------------
-
-
-def _one_hot_data(n: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
-    """Numeric columns (with repeated values, so that some equal a threshold) and two one-hot groups."""
-    rng = np.random.default_rng(seed)
-    numeric = np.column_stack([
-        rng.normal(size=n), rng.integers(-1, 4, size=n).astype(float), rng.random(n).round(1),
-    ])
-    codes = np.column_stack([3 + rng.integers(0, 4, size=n), 7 + rng.integers(0, 3, size=n)])
-    X = np.zeros((n, 10))
-    X[:, :3] = numeric
-    X[np.arange(n)[:, None], codes] = 1.0
-    groups = [-1, -1, -1, 0, 0, 0, 0, 1, 1, 1]
-    return X, numeric, codes, groups
-
-
-@pytest.mark.parametrize("max_depth", [3, 6])
-def test_numpy_forest_equals_lightgbm(max_depth):
-    lgb = pytest.importorskip("lightgbm")
-    X, numeric, codes, groups = _one_hot_data(600, seed=max_depth)
-    score = X[:, 0] + X[:, 1] * X[:, 4] - 2 * X[:, 8] + 0.5 * X[:, 2]
-    y = np.digitize(score, np.quantile(score, [0.2, 0.4, 0.6, 0.8]))
-    params = {"objective": "multiclass", "num_class": 5, "num_leaves": 8 if max_depth == 3 else 31,
-              "max_depth": max_depth, "learning_rate": 0.3, "min_data_in_leaf": 3, "verbose": -1,
-              "num_threads": 1, "deterministic": True, "seed": 0}
-    booster = lgb.train(params, lgb.Dataset(X, y), num_boost_round=15)
-    expected = booster.predict(X)
-    forest = Forest.from_lightgbm_dump(booster.dump_model())
-    assert np.abs(forest.predict_proba(X) - expected).max() < 1e-12
-    if max_depth <= 3:
-        fast = TableForest(forest, groups)
-        raw = booster.predict(X, raw_score=True)
-        assert np.abs(fast.raw_scores(X) - raw).max() < 1e-12
-        assert np.abs(fast.raw_scores_parts(numeric, codes) - raw).max() < 1e-12
-    else:
-        with pytest.raises(ValueError, match="depth"):
-            TableForest(forest)
-
-
-def test_table_forest_one_hot_conditions_that_always_or_never_hold():
-    """On a 0/1 column, a threshold of 1 or more always holds and one below 0 never does."""
-    # Column 0 numeric, columns 1 and 2 the one-hot group 0. Tree 0: x2 <= 1.5 (always), then
-    # x1 <= -0.5 (never); tree 1: x0 <= 0.3, then x1 <= 0.5 (x1 not set).
-    feature = np.array([2, 1, -1, -1, -1, 0, 1, -1, -1, -1], np.int32)
-    threshold = np.array([1.5, -0.5, 0, 0, 0, 0.3, 0.5, 0, 0, 0])
-    left = np.array([1, 3, 2, 3, 4, 6, 7, 7, 8, 9], np.int32)
-    right = np.array([2, 4, 2, 3, 4, 9, 8, 7, 8, 9], np.int32)
-    value = np.array([0, 0, 3.0, 1.0, 2.0, 0, 0, 0.25, -0.75, 0.5])
-    forest = Forest(feature, threshold, left, right, value, np.array([0, 5], np.int32), 1, 2)
-    rng = np.random.default_rng(0)
-    numeric = rng.random((50, 1))
-    codes = 1 + rng.integers(0, 2, size=(50, 1))
-    X = np.zeros((50, 3))
-    X[:, 0] = numeric[:, 0]
-    X[np.arange(50), codes[:, 0]] = 1.0
-    fast = TableForest(forest, [-1, 0, 0])
-    expected = forest.raw_scores(X)
-    assert np.array_equal(fast.raw_scores_parts(numeric, codes), expected)
-    assert np.array_equal(fast.raw_scores(X), expected)
-    assert set(expected[:, 0]) == {2.25, 1.25, 2.5}
-
-
-def test_training_is_reproducible(tmp_path):
-    """Two fits with the script's settings give byte-identical artifacts (a small subset, few rounds)."""
-    pytest.importorskip("lightgbm")
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        import train_compact as tc
-    finally:
-        sys.path.remove(str(ROOT / "tools"))
-    contexts, labels = load_labelled(DATA / "train.jsonl")
-    X, _ = featurize(contexts[:400])
-    P = tc.labels_matrix(labels[:400])
-    params = {**tc.BASE_PARAMS, "learning_rate": 0.2, "feature_fraction": 0.5, "seed": 0}
-    blobs = []
-    for i in range(2):
-        forest = Forest.from_lightgbm_dump(tc.fit(params, X, P, 10).dump_model())
-        path = tmp_path / f"{i}.npz"
-        tc._save_reproducibly(forest, path)
-        blobs.append(path.read_bytes())
-    assert blobs[0] == blobs[1]
-    model = CompactModel(blobs[0], {"feature_names": list(FEATURE_NAMES)}, "test")
-    assert np.abs(model.predict_proba(X) - tc.fit(params, X, P, 10).predict(X)).max() < 1e-12

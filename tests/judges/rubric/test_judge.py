@@ -1,45 +1,24 @@
-"""The offline rubric judge: edit classes, lexicon checks, the rule table, and its agreement with labels."""
+"""The offline rubric judge: what must hold, each rule on real lines, the contract, and its agreement
+with the labelled dev split."""
 
 from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
+from helpers import DATA, one_edit_context
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from semcer.alignment.context import EditContext
+from semcer.io.labels import load_labelled
 from semcer.judges import Judge, resolve_judge
-from conftest import one_edit_context
-
-from semcer.judges.base import EditContext
-from semcer.judges.edit_class import edit_class, graphemes, strip_marks, unit_kind
-from semcer.judges.lexicon import (
-    base_lang,
-    cjk_word,
-    is_negation,
-    lexicon_lang,
-    line_info,
-    number_implausible,
-    number_span,
-    number_value,
-    word_at,
-    word_span,
-)
-from semcer.judges.rubric import (
-    RULES,
-    RULES_BY_ID,
-    EditFeatures,
-    RubricJudge,
-    edit_features,
-    feature_tuple,
-    level_distribution,
-    rubric_rule,
-)
-
-DATA = Path(__file__).resolve().parent.parent / "data" / "severity"
-
+from semcer.judges.rubric import RubricJudge
+from semcer.judges.rubric.features import edit_features, feature_tuple
+from semcer.judges.rubric.rules import RULES_BY_ID, rubric_rule
+from semcer.statistics.judge_eval import evaluate_judge
+from semcer.text.units import graphemes
 
 ctx = one_edit_context
 
@@ -81,95 +60,6 @@ def test_zero_read_as_letter_o_is_recoverable(ref, hyp):
     assert j.edit_class == "digit"
     assert j.mode <= 1
     assert "rule:digit-letter" in j.flags
-
-
-# --- Edit classes ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "ref_unit,hyp_unit,expected",
-    [
-        (" ", "", "whitespace"),
-        ("", " ", "whitespace"),
-        ("a", "A", "case"),
-        (":", "：", "compat"),  # full-width vs half-width
-        ("Ａ", "A", "compat"),
-        ("０", "0", "compat"),
-        (",", ".", "punct"),
-        ("'", "’", "punct"),
-        ("", "“", "punct"),
-        (" ", ".", "punct"),
-        ("ấ", "á", "mark"),  # đấng -> đáng
-        ("É", "e", "mark"),
-        ("सि", "सी", "mark"),  # Hindi vowel sign
-        ("र्डे", "र्ड", "mark"),
-        ("0", "O", "digit"),
-        ("5", "S", "digit"),
-        ("", "7", "digit"),
-        ("२", "3", "digit"),
-        ("l", "i", "letter"),
-        ("e", "¡", "letter"),
-        ("ऑ", "आ", "letter"),
-        ("文", "又", "ideograph"),
-        ("", "件", "ideograph"),
-        ("ο", "o", "homoglyph"),  # Greek omicron vs Latin o
-        ("а", "a", "homoglyph"),  # Cyrillic a
-        ("x", "x", "none"),
-    ],
-)
-def test_edit_class(ref_unit, hyp_unit, expected):
-    assert edit_class(ref_unit, hyp_unit) == expected
-
-
-def test_unit_kinds_and_marks():
-    assert [unit_kind(u) for u in ("", " ", "7", "a", "文", "\u0301", ",", "€")] == [
-        "empty", "space", "digit", "letter", "ideograph", "mark", "punct", "symbol"
-    ]
-    assert strip_marks("Đấng") == "đang"  # đ is a letter of its own, not d with a mark
-    assert graphemes("đấng") == ("đ", "ấ", "n", "g")
-    assert graphemes("e\u0301") == ("e\u0301",)
-
-
-# --- Lexicon --------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("tag,expected", [("zh_CN", "zh"), ("pt-BR", "pt"), ("en", "en"), ("th", None), ("iw", "he")])
-def test_lexicon_language(tag, expected):
-    assert lexicon_lang(tag) == expected
-    assert base_lang("zh_CN") == "zh"
-
-
-def test_word_and_number_spans():
-    line = line_info("Total: 1,250.00 € (Zeile)")
-    assert word_span(line, 1, False) == (0, 5)  # inside "Total"
-    assert word_span(line, 5, False) == (0, 5)  # ":" takes the word on its left
-    assert word_at(line, 5, False) == ((0, 5), "Total") and word_at(line, 5, True) == ((0, 5), "Total")
-    assert word_at(line_info("a - b"), 2, False) == (None, "")  # no word touches the dash
-    assert number_span(line, 9, False) == (7, 15)  # "," inside 1,250.00
-    assert line.span(7, 15) == "1,250.00"
-    gap = line_info("Debian 31")
-    assert number_span(gap, 8, True) == (7, 9)
-    assert number_value("6.0") == number_value("6.00") == "6"
-    assert number_value("14/04/2024") == number_value("14/4/2024")
-    assert number_value("1,250") != number_value("1,25")
-    assert number_implausible("2024", "2824") and not number_implausible("2024", "2023")
-    assert number_implausible("05/11/2023", "05/44/2023")
-    assert number_implausible("08:35", "08:95") and not number_implausible("08:35", "08:36")
-
-
-def test_cjk_words_use_attested_windows():
-    line = line_info("无法打开文件")
-    word, z = cjk_word(line, 4, "zh")  # 文 in 文件 (file)
-    assert word == "文件" and z > 4
-    bad = line_info("无法打开又件")
-    word, z = cjk_word(bad, 4, "zh")  # 又件 is no word: the character alone comes back
-    assert word == "又"
-
-
-def test_negation_words():
-    assert is_negation("nicht", "de") and is_negation("không", "vi") and is_negation("not", "en")
-    assert not is_negation("night", "en")
-    assert is_negation("않습니다", "ko")  # Korean: marker inside the word
 
 
 # --- Rules ----------------------------------------------------------------------------------
@@ -254,41 +144,6 @@ def test_judge_contract_and_identity():
     assert one_hot.p == (0.0, 1.0, 0.0, 0.0, 0.0)
 
 
-def test_rule_table_is_consistent():
-    assert len({r.id for r in RULES}) == len(RULES)
-    for r in RULES:
-        assert 0 <= r.level <= 4 and 0.0 <= r.base <= 1.0 and r.meaning and r.example
-        for tilt in (0.0, 0.5, 1.0):
-            p = level_distribution(r.level, tilt)
-            assert math.isclose(sum(p), 1.0) and max(range(5), key=lambda k: (p[k], -k)) == r.level
-
-
-def test_rules_doc_lists_every_rule():
-    doc = (Path(__file__).resolve().parent.parent / "docs" / "rubric.md").read_text(encoding="utf-8")
-    for r in RULES:
-        assert f"`{r.id}`" in doc, r.id
-
-
-def test_features_are_plain_values():
-    f = edit_features(ctx("vi", "Tổng cộng: 288.000 đ", "Tổng cộng: 238.000 đ"))
-    assert json.loads(json.dumps(f)) == f
-    assert f["in_number"] and f["number_changed"] and f["edit_class"] == "digit"
-
-
-@pytest.mark.parametrize("lang,ref,hyp", [
-    ("de", "Die Zeile ist zu lang", "Die Zeie ist zu lang"),
-    ("zh_CN", "无法打开文件", "无法打开又件"),
-    ("th", "ไม่สามารถลบรายชื่อ", "ไม่สามรรถลบรายชื่อ"),
-    ("vi", "Tổng cộng: 288.000 đ", "Tổng cộng: 238.000 đ"),
-])
-def test_feature_tuple_is_the_dict_in_field_order(lang, ref, hyp):
-    c = ctx(lang, ref, hyp)
-    t, d = feature_tuple(c), edit_features(c)
-    assert isinstance(t, EditFeatures) and list(d) == list(EditFeatures._fields)
-    assert tuple(d.values()) == t and [type(v) for v in d.values()] == [type(v) for v in t]
-    assert rubric_rule(d) == rubric_rule(t)
-
-
 _CTX_TEXT = st.text(alphabet=st.sampled_from(list("ab đấng文件 .,0123Oः्ि-\u0301")), max_size=12)
 
 
@@ -308,14 +163,44 @@ def test_any_context_gets_a_valid_distribution(ref, hyp, op, rp, hp, lang):
 
 # --- Agreement with the labels (dev split) ------------------------------------------------
 
+#: Measured on data/severity/dev.jsonl (689 edits; README.md "How well the built-in judges agree with
+#: labels", docs/rubric.md): Spearman 0.782, clear pairs 98.1 % of 45,434, mode accuracy 0.810, MAE
+#: 0.118. The judge is deterministic, so each bound sits just below its measured value, by MARGIN
+#: (a correlation or a share) or MARGIN_PAIRS (clear pairs): a drop of that much is a regression.
+MARGIN = 0.02
+MARGIN_PAIRS = 0.01
+DEV = {"spearman": 0.782, "clear_pairs": 0.981, "mode_accuracy": 0.810, "mae": 0.118}
+#: Per language, for the languages with 60 or more dev edits: (n, Spearman, clear pairs), measured.
+DEV_BY_LANG = {
+    "de": (99, 0.896, 1.000), "vi": (87, 0.792, 0.994), "es": (84, 0.829, 0.990),
+    "zh_CN": (75, 0.828, 0.997), "hi": (74, 0.765, 1.000), "fr": (67, 0.757, 0.987),
+}
 
-def test_dev_agreement_meets_targets():
-    from semcer.judge_eval import evaluate_judge, load_labelled
 
+@pytest.fixture(scope="module")
+def dev_report():
     contexts, labels = load_labelled(DATA / "dev.jsonl")
-    report = evaluate_judge(JUDGE.judge(contexts), labels, langs=[c.lang for c in contexts], n_boot=0)
-    assert report.overall.spearman.value >= 0.6
-    assert report.overall.clear_pairs.value >= 0.8
+    judgements = JUDGE.judge(contexts)
+    return judgements, evaluate_judge(judgements, labels, langs=[c.lang for c in contexts], n_boot=0)
+
+
+def test_dev_agreement_meets_targets(dev_report):
+    judgements, report = dev_report
+    o = report.overall
+    assert o.n == 689 and report.n_failed == 0
+    assert o.spearman.value >= DEV["spearman"] - MARGIN
+    assert o.clear_pairs.value >= DEV["clear_pairs"] - MARGIN_PAIRS and o.n_clear_pairs == 45_434
+    assert o.mode_accuracy.value >= DEV["mode_accuracy"] - MARGIN
+    assert o.mae.value <= DEV["mae"] + MARGIN
     # the mode follows the table: every judgement's mode is its rule's level
-    for j in JUDGE.judge(contexts):
+    for j in judgements:
         assert j.mode == RULES_BY_ID[j.flags[0].removeprefix("rule:")].level
+
+
+@pytest.mark.parametrize("lang", list(DEV_BY_LANG))
+def test_dev_agreement_per_language(dev_report, lang):
+    n, rho, pairs = DEV_BY_LANG[lang]
+    g = dev_report[1].by_lang[lang]
+    assert g.n == n
+    assert g.spearman.value >= rho - MARGIN, g.spearman
+    assert g.clear_pairs.value >= pairs - MARGIN_PAIRS, g.clear_pairs

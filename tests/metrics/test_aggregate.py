@@ -1,0 +1,110 @@
+"""The one aggregation rule: corpus and document means of CER and semCER, sums that merge exactly."""
+
+import pytest
+from helpers import TableJudge, distribution_with_rating
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import semcer
+from semcer.alignment.line import LineStats
+from semcer.judges.base import FixedJudge
+from semcer.metrics.aggregate import aggregate
+from semcer.metrics.rows import ExactSum, Totals, merge, total
+
+text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30)
+ref_text = text.map(str.strip).filter(bool)
+hyp_text = text.map(str.strip)
+
+
+def test_corpus_and_document_mean_by_hand():
+    # doc A: 1 edit / 4 units and 3 edits / 4 units -> 4/8; doc B: 1 edit / 2 units
+    refs = ["abcd", "efgh", "ij"]
+    hyps = ["abcx", "e", "i"]
+    ev = semcer.evaluate(refs, hyps, docs=["A", "A", "B"], unit="codepoint")
+    assert ev.corpus.edits == 5 and ev.corpus.units == 10
+    assert ev.corpus.cer == pytest.approx(0.5)
+    assert ev.document_mean_cer == pytest.approx((4 / 8 + 1 / 2) / 2)
+    d = {x.doc: x.totals for x in ev.documents}
+    assert d["A"].lines == 2 and d["A"].cer == pytest.approx(0.5)
+
+
+@settings(max_examples=100)
+@given(st.lists(st.tuples(ref_text, hyp_text, st.sampled_from("abc")), min_size=1, max_size=15))
+def test_statistics_sum_exactly(rows):
+    refs, hyps, docs = zip(*rows)
+    ev = semcer.evaluate(list(refs), list(hyps), docs=list(docs))
+    assert ev.corpus.edits == sum(l.stats.edits for l in ev.lines)
+    assert ev.corpus.units == sum(l.stats.units for l in ev.lines)
+    assert sum(d.totals.edits for d in ev.documents) == ev.corpus.edits
+    # a split into two halves merges back to the same corpus numbers
+    k = len(refs) // 2
+    if 0 < k:
+        a = semcer.evaluate(list(refs[:k]), list(hyps[:k]))
+        b = semcer.evaluate(list(refs[k:]), list(hyps[k:]))
+        assert a.corpus.edits + b.corpus.edits == ev.corpus.edits
+        assert a.corpus.units + b.corpus.units == ev.corpus.units
+
+
+def test_paper_figure_2_arithmetic():
+    """Six edits over 35 graphemes give CER 0.171; severities summing to 1.90 give semCER 0.054."""
+    ref = "The quick brown fox jumps over dogs"  # 35 graphemes
+    hyp = "Thé quick brovn fax jumps ovr dog5!"  # é, v, a, 5 substituted; e deleted; ! inserted
+    assert len(ref) == 35
+    al = semcer.align(ref, hyp)
+    assert (al.stats.substitutions, al.stats.deletions, al.stats.insertions) == (4, 1, 1)
+    charges = {"é": 0.25, "v": 0.75, "a": 0.25, "5": 0.5, "e": 0.15, "!": 0.0}  # sum 1.90
+    judge = TableJudge({k: distribution_with_rating(v) for k, v in charges.items()})
+    ev = semcer.evaluate([ref], [hyp], judge=judge)
+    assert len(judge.calls) == 6
+    assert round(ev.corpus.cer, 3) == 0.171
+    assert ev.corpus.severity == pytest.approx(1.90)
+    assert round(ev.corpus.semcer, 3) == 0.054
+
+
+def test_semcer_aggregates_like_cer():
+    judge = FixedJudge((0, 0, 1, 0, 0))  # every edit 0.5
+    ev = semcer.evaluate(["abcd", "efgh", "ij"], ["abcx", "e", "i"], docs=["A", "A", "B"], judge=judge)
+    assert ev.corpus.severity == pytest.approx(0.5 * ev.corpus.edits)
+    assert ev.corpus.semcer == pytest.approx(0.5 * ev.corpus.cer)
+    assert ev.document_mean_semcer == pytest.approx(0.5 * ev.document_mean_cer)
+    d = ev.to_dict()
+    assert d["corpus"]["semcer"] == pytest.approx(0.25) and d["document_mean"]["semcer"] == pytest.approx(0.25)
+    assert d["signature_fields"]["judge"] == judge.identity and "judge:" in d["signature"]
+    assert all("semcer" in doc for doc in d["documents"])
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 5), st.integers(0, 9),
+                          st.floats(0, 50, allow_nan=False)), min_size=2, max_size=30),
+       st.randoms(use_true_random=False))
+def test_merged_totals_equal_one_pass_bit_for_bit(rows, rng):
+    stats = [LineStats(*r) for r in rows]
+    whole = total(stats)
+    assert isinstance(whole, Totals) and whole.lines == len(stats)
+    assert whole.severity == ExactSum.of(r[4] for r in rows).value
+    shuffled = stats[:]
+    rng.shuffle(shuffled)
+    cut = rng.randint(1, len(stats) - 1)
+    parts = [total(shuffled[:cut]), total(shuffled[cut:])]
+    rng.shuffle(parts)
+    merged = merge(parts)
+    assert merged == whole  # the same counts and the same float, whatever the grouping and order
+    assert merged.exact == whole.exact
+
+
+def test_a_line_without_severity_makes_the_group_undefined():
+    t = total([LineStats(1, 0, 0, 4, 0.25), LineStats(0, 1, 0, 3, None)])
+    assert (t.edits, t.units, t.lines) == (2, 7, 2) and t.severity is None and t.semcer is None
+    assert merge([t, total([LineStats(1, 0, 0, 2, 0.5)])]).severity is None
+
+
+def test_aggregate_by_hand():
+    stats = [LineStats(1, 0, 0, 4, 0.25), LineStats(0, 2, 1, 4, 1.5), LineStats(0, 0, 1, 0, 1.0)]
+    agg = aggregate(stats, ["A", "A", "B"], judged=True)
+    assert (agg.corpus.edits, agg.corpus.units) == (5, 8)
+    assert agg.corpus.semcer == pytest.approx(2.75 / 8)
+    assert agg.document_mean_cer == pytest.approx(4 / 8) and agg.documents_defined == 1  # B has no units
+    assert agg.document_mean_semcer == pytest.approx(1.75 / 8)
+    assert [d.doc for d in agg.documents] == ["A", "B"]
+    plain = aggregate(stats, ["A", "A", "B"], judged=False)
+    assert plain.document_mean_semcer is None and plain.document_mean_cer == agg.document_mean_cer
