@@ -1,6 +1,8 @@
 import pytest
 from helpers import EXAMPLES, read_jsonl
 
+pytest_plugins = ["student_fixtures"]  # the tiny transformer student, shared by several folders
+
 
 @pytest.fixture(scope="session")
 def example_pairs():

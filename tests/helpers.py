@@ -3,13 +3,33 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import sqlite3
 from pathlib import Path
+
+from semcer.alignment.context import MARK_CLOSE, MARK_OPEN, EditContext
+from semcer.judges.base import FixedJudge
+from semcer.judges.distribution import Judgement
+from semcer.store.cached import judge_cached
+from semcer.store.sqlite import JudgedEditStore
+from semcer.text.units import graphemes
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 DATA = ROOT / "data" / "severity"
 SRC = ROOT / "src"
+
+
+def write(path: Path, content: str | bytes) -> Path:
+    """Write exact bytes (no newline translation), creating parent directories."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+    return path
+
+
+def jsonl(*records: dict) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
 
 def read_jsonl(path):
@@ -20,9 +40,6 @@ def read_jsonl(path):
 def one_edit_context(lang: str, ref: str, hyp: str):
     """The one grapheme edit between ``ref`` and ``hyp`` (they differ in one place only), built by
     hand rather than by semcer's aligner, so judge tests do not depend on its tie-breaking."""
-    from semcer.alignment.context import MARK_CLOSE, MARK_OPEN, EditContext
-    from semcer.text.units import graphemes
-
     r, h = graphemes(ref), graphemes(hyp)
     i = 0
     while i < min(len(r), len(h)) and r[i] == h[i]:
@@ -62,8 +79,6 @@ class TableJudge:
         self.table, self.identity, self.calls = table, identity, []
 
     def judge(self, contexts):
-        from semcer.judges.distribution import Judgement
-
         self.calls.extend(contexts)
         out = []
         for c in contexts:
@@ -81,3 +96,85 @@ def distribution_with_rating(severity):
     if frac:
         p[k + 1] = frac
     return tuple(p)
+
+
+# ---- judged edits for the store tests ----------------------------------------------------------
+
+# (lang, reference line, output line): real text in several scripts.
+LINES = [
+    ("vi", "Hà Nội mùa thu", "Hà Nội mùa thư"),
+    ("de", "Schiebeanzahl muss 0 oder 16 sein", "Schiebeanzahl muss 0 oder 11 sein"),
+    ("zh", "请输入有效的日期", "请输入有效的日明"),
+    ("hi", "फ़ाइल खोलने में त्रुटि", "फ़ाइल खोलने मे त्रुटि"),
+    ("th", "ไม่สามารถเปิดไฟล์ได้", "ไม่สามารถปิดไฟล์ได้"),
+    ("fr", "Impossible d’ouvrir « rapport.pdf »", "Impossible d'ouvrir « rapport.pdf »"),
+    ("en", "Amount due: 1,250.00 EUR", "Amount due: 1,750.00 EUR"),
+]
+
+
+def _mark(text: str, pos: int, unit: str, length: int) -> str:
+    return f"{text[:pos]}{MARK_OPEN}{unit}{MARK_CLOSE}{text[pos + length:]}"
+
+
+def make_ctx(i: int, *, line_id: str = "", doc: str = "", lang: str | None = None) -> EditContext:
+    """The i-th distinct edit: a substitution, deletion or insertion in one of LINES (code-point positions)."""
+    base_lang, ref, hyp = LINES[i % len(LINES)]
+    op = "SDI"[(i // len(LINES)) % 3]
+    pos = (i // (3 * len(LINES))) % min(len(ref), len(hyp))
+    variant = i // (3 * len(LINES) * min(len(ref), len(hyp)))
+    ref = ref + " " * variant  # keeps every i distinct
+    if op == "S":
+        r_unit, h_unit = ref[pos], hyp[pos]
+        marked_ref, marked_hyp = _mark(ref, pos, r_unit, 1), _mark(hyp, pos, h_unit, 1)
+    elif op == "D":
+        r_unit, h_unit = ref[pos], ""
+        marked_ref, marked_hyp = _mark(ref, pos, r_unit, 1), _mark(hyp, pos, "", 0)
+    else:
+        r_unit, h_unit = "", hyp[pos]
+        marked_ref, marked_hyp = _mark(ref, pos, "", 0), _mark(hyp, pos, h_unit, 1)
+    return EditContext(lang or base_lang, op, r_unit, h_unit, pos, pos, ref, hyp, marked_ref, marked_hyp, line_id, doc)
+
+
+def p_of(ctx: EditContext) -> tuple[float, ...]:
+    """A deterministic, non-trivial distribution per edit (awkward floats on purpose)."""
+    h = hashlib.sha256(ctx.content_key().encode()).digest()
+    raw = [b + 1 for b in h[:5]]
+    total = sum(raw)
+    p = [x / total for x in raw]
+    p[4] = 1.0 - sum(p[:4])
+    return tuple(p)
+
+
+class RecordingJudge:
+    """Records every edit it is asked to judge; fails on edits whose content key is in ``fail``."""
+
+    identity = "counting:v1"
+
+    def __init__(self, fail: set[str] | frozenset[str] = frozenset()) -> None:
+        self.calls: list[list[EditContext]] = []
+        self.fail = fail
+
+    def judge(self, contexts):
+        self.calls.append(list(contexts))
+        return [
+            Judgement(None, failure="timeout") if c.content_key() in self.fail else Judgement(p_of(c), "letter", ("t",))
+            for c in contexts
+        ]
+
+    @property
+    def judged(self) -> list[str]:
+        return [c.content_key() for batch in self.calls for c in batch]
+
+
+def dump(path: Path) -> list[tuple]:
+    """Every row of a store's table of judged edits, in key order."""
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT * FROM judged_edits ORDER BY key").fetchall()
+
+
+def fill_store(path: Path) -> Path:
+    """A store of 190 judged edits: 150 by RecordingJudge, 40 by a FixedJudge named "thirds"."""
+    with JudgedEditStore(path) as store:
+        judge_cached(RecordingJudge(), [make_ctx(i) for i in range(150)], store, batch_size=64)
+        judge_cached(FixedJudge(p=(1 / 3, 1 / 3, 1 / 3, 0.0, 0.0), name="thirds"), [make_ctx(i) for i in range(40)], store)
+    return path

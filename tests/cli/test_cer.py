@@ -5,8 +5,7 @@ import subprocess
 import sys
 
 import pytest
-
-from conftest import EXAMPLES
+from helpers import EXAMPLES
 
 REFS = str(EXAMPLES / "references.jsonl")
 NOISY = str(EXAMPLES / "tess_noisy.jsonl")

@@ -4,12 +4,13 @@ import json
 import subprocess
 import sys
 
-from conftest import ROOT
+from helpers import DATA
 
-from semcer.judge_eval import load_labelled, spearman
+from semcer.io.labels import load_labelled
 from semcer.judges.rubric import RubricJudge
+from semcer.statistics.correlation import spearman
 
-DEV = str(ROOT / "data" / "severity" / "dev.jsonl")
+DEV = str(DATA / "dev.jsonl")
 
 
 def test_judge_eval_json_matches_direct_computation(tmp_path):

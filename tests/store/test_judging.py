@@ -2,7 +2,7 @@
 about, with what context, what a failure does, and the store making a second run free."""
 
 import pytest
-from helpers import TableJudge, distribution_with_rating
+from helpers import TableJudge
 
 import semcer
 

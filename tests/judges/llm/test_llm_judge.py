@@ -22,17 +22,18 @@ import types
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
+from llm_server import ChatServer, fixed_backend, model_backend
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import semcer  # noqa: E402
-from llm_server import ChatServer, fixed_backend, model_backend  # noqa: E402
-from semcer.cli import main as cli_main  # noqa: E402
-from semcer.context import edit_contexts  # noqa: E402
-from semcer.errors import JudgeError  # noqa: E402
-from semcer.judges import resolve_judge  # noqa: E402
-from semcer.judges.base import RATINGS  # noqa: E402
-from semcer.judges.llm import (  # noqa: E402
+import semcer
+from semcer.alignment.context import EditContext, edit_contexts
+from semcer.cli import main as cli_main
+from semcer.errors import JudgeError
+from semcer.io.collections import read_collection
+from semcer.io.pairing import pair_collections
+from semcer.judges import resolve_judge
+from semcer.judges.distribution import RATINGS
+from semcer.judges.llm import (
     LLMJudge,
     MassSummary,
     OpenAIConfig,
@@ -40,12 +41,13 @@ from semcer.judges.llm import (  # noqa: E402
     judgement_from,
     label_mass,
 )
-from semcer.judges.llm.judge import label_probs_from_top  # noqa: E402
-from semcer.judges.llm.openai_backend import HTTP11Transport, parse_chat_completion  # noqa: E402
-from semcer.judges.llm.prompt import TEMPLATE_VERSION, build_prompt, needs_code_points, resolve_labels  # noqa: E402
-from semcer.store import JudgedEditStore, judge_cached  # noqa: E402
+from semcer.judges.llm.judge import label_probs_from_top
+from semcer.judges.llm.openai_backend import HTTP11Transport, parse_chat_completion
+from semcer.judges.llm.prompt import TEMPLATE_VERSION, build_prompt, needs_code_points, resolve_labels
+from semcer.store.cached import judge_cached
+from semcer.store.judging import line_contexts
+from semcer.store.sqlite import JudgedEditStore
 
-ROOT = Path(__file__).resolve().parent.parent
 DIGITS = ("0", "1", "2", "3", "4")
 
 #: Real lines in several scripts: a tone mark making another name, digits in an amount, an
@@ -130,8 +132,6 @@ def test_prompt_spells_out_invisible_and_confusable_units():
 
 def test_prompt_template_is_pinned_to_its_version():
     """Changing the prompt's wording must bump TEMPLATE_VERSION (store keys depend on it)."""
-    from semcer.judges.base import EditContext
-
     fixed = [  # built by hand, so that only the template can change the hash
         EditContext("vi", "S", "ấ", "á", 1, 1, "Tấm Cám", "Tám Cám", "T⟦ấ⟧m Cám", "T⟦á⟧m Cám"),
         EditContext("de", "D", " ", "", 3, 3, "ist nicht", "istnicht", "ist⟦ ⟧nicht", "ist⟦⟧nicht", lang_source="script"),
@@ -394,25 +394,6 @@ def test_cli_judge_prejudges_into_the_store_and_reruns_for_free(server, tmp_path
     assert "cache hits" in text and "label mass" in text and "min 1.000" in text
 
 
-def test_cli_options_are_shared_with_score():
-    import argparse
-
-    from semcer.cli.judge import add_llm_options, judge_from_args
-
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--judge", default="rubric")  # score's own options stay as they are
-    parser.add_argument("--store")
-    add_llm_options(parser)
-    args = parser.parse_args(["--judge", "llm", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m",
-                              "--concurrency", "7", "--labels", "letters"])
-    judge = judge_from_args(args)
-    assert judge.backend.config.concurrency == 7 and judge.labels[0] == "A"
-    with pytest.raises(JudgeError, match="apply to the LLM judge only"):
-        judge_from_args(parser.parse_args(["--endpoint", "http://127.0.0.1:9/v1"]))
-    with pytest.raises(JudgeError, match="do not apply"):
-        judge_from_args(parser.parse_args(["--judge", "llm", "--endpoint", "http://x/v1", "--model", "m", "--device", "cpu"]))
-
-
 def test_a_killed_run_resumes_without_duplicates(server, tmp_path):
     pairs = [(f"Zeile {k}: Betrag {k}.250 Euro", f"Zeile {k}: Betrag {k}.750 Eur0", "de") for k in range(40)]
     refs, hyps = write_corpus(tmp_path, pairs)
@@ -460,11 +441,10 @@ def _count(path: Path) -> int:
 
 
 def _contexts_of_files(refs, hyps):
-    from semcer.cli.judge import corpus_contexts
-    from semcer.readers import pair_collections, read_collection
-
+    """The contexts `semcer judge` sends for two files: those of semcer.evaluate(..., edits=True)."""
     paired = pair_collections(read_collection(str(refs)), read_collection(str(hyps)))
-    return corpus_contexts(paired, unit="grapheme", policy="nfc", empty_ref="error")
+    result = semcer.evaluate(paired, unit="grapheme", policy="nfc", empty_ref="error", edits=True)
+    return line_contexts(result.lines)[0]
 
 
 # -- a tiny causal LM behind the server, and the local backends --------------------------------

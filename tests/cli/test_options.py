@@ -1,0 +1,26 @@
+"""The options shared by the subcommands (semcer.cli.options): one set of judge options, checked
+against the LLM backends' own option lists."""
+
+import argparse
+
+import pytest
+
+from semcer.cli.options import add_judge_options, judge_from_args
+from semcer.errors import JudgeError
+from semcer.judges.rubric import RubricJudge
+
+
+def test_cli_options_are_shared_with_score():
+    parser = argparse.ArgumentParser()
+    add_judge_options(parser, default_judge="rubric")
+    args = parser.parse_args(["--judge", "llm", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m",
+                              "--concurrency", "7", "--labels", "letters"])
+    judge = judge_from_args(args)
+    assert judge.backend.config.concurrency == 7 and judge.labels[0] == "A"
+    with pytest.raises(JudgeError, match="apply to the LLM judge only"):
+        judge_from_args(parser.parse_args(["--endpoint", "http://127.0.0.1:9/v1"]))
+    with pytest.raises(JudgeError, match="do not apply"):
+        judge_from_args(parser.parse_args(["--judge", "llm", "--endpoint", "http://x/v1", "--model", "m", "--device", "cpu"]))
+    assert isinstance(judge_from_args(parser.parse_args([])), RubricJudge)  # the default given
+    with pytest.raises(JudgeError, match="no judge"):
+        judge_from_args(parser.parse_args(["--judge", " "]))

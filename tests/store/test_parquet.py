@@ -1,0 +1,147 @@
+"""Parquet export and import of the judged-edit store (semcer.store.parquet): exact round trips,
+bad rows and schemas refused whole, atomic writes, a clear message without pyarrow."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import pytest
+from helpers import dump, fill_store, make_ctx, p_of
+
+from semcer.errors import StoreError
+from semcer.judges.base import FixedJudge
+from semcer.judges.distribution import Judgement
+from semcer.store.sqlite import JudgedEditStore
+
+
+@pytest.fixture
+def filled_store(tmp_path):
+    return fill_store(tmp_path / "filled.sqlite")
+
+
+def test_parquet_round_trip_is_exact(tmp_path, filled_store):
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "edits.parquet"
+    with JudgedEditStore(filled_store, readonly=True) as store:
+        assert store.export_parquet(out) == 190
+    table = pq.read_table(out)
+    for name in ("key", "judge", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",
+                 "marked_ref", "marked_hyp", "p", "severity", "mode", "edit_class", "flags"):
+        assert name in table.column_names
+    row = table.slice(0, 1).to_pylist()[0]
+    assert len(row["p"]) == 5 and row["severity"] == pytest.approx(Judgement(tuple(row["p"])).severity)
+    assert row["mode"] == Judgement(tuple(row["p"])).mode
+
+    with JudgedEditStore(tmp_path / "fresh.sqlite") as fresh:
+        assert fresh.import_parquet(out) == (190, 0)
+        assert fresh.import_parquet(out) == (0, 190)
+    assert dump(tmp_path / "fresh.sqlite") == dump(filled_store)
+
+    only = tmp_path / "thirds.parquet"
+    with JudgedEditStore(filled_store, readonly=True) as store:
+        identity = FixedJudge(p=(1 / 3, 1 / 3, 1 / 3, 0.0, 0.0), name="thirds").identity
+        assert store.export_parquet(only, judge_identity=identity) == 40
+    assert set(pq.read_table(only).column("judge").to_pylist()) == {identity}
+
+
+def _broken_copy(tmp_path, source, name, mutate):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    rows = pq.read_table(source).to_pylist()
+    schema = mutate(rows)
+    path = tmp_path / name
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "name, change, message",
+    [
+        ("short-p.parquet", {"p": [0.5, 0.5, 0.0, 0.0]}, "p has 4 values"),
+        ("sum.parquet", {"p": [0.5, 0.3, 0.1, 0.0, 0.0]}, "sums to"),
+        ("negative.parquet", {"p": [1.2, -0.2, 0.0, 0.0, 0.0]}, "outside"),
+        ("nan.parquet", {"p": [math.nan, 1.0, 0.0, 0.0, 0.0]}, "finite"),
+        ("null-p.parquet", {"p": None}, "p is missing"),
+        ("op.parquet", {"op": "X"}, "op is 'X'"),
+        ("key.parquet", {"lang": "xx"}, "key does not match"),
+    ],
+)
+def test_import_rejects_bad_rows_and_imports_nothing(tmp_path, filled_store, name, change, message):
+    pytest.importorskip("pyarrow")
+    good = tmp_path / "good.parquet"
+    with JudgedEditStore(filled_store, readonly=True) as store:
+        store.export_parquet(good)
+
+    def mutate(rows):
+        rows[7].update(change)
+        return None
+
+    bad = _broken_copy(tmp_path, good, name, mutate)
+    with JudgedEditStore(tmp_path / "target.sqlite") as target:
+        with pytest.raises(StoreError, match=rf"{name}: row 7 .*{message}"):
+            target.import_parquet(bad)
+        assert len(target) == 0
+
+
+def test_import_rejects_wrong_schema_and_non_parquet(tmp_path, filled_store):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    good = tmp_path / "good.parquet"
+    with JudgedEditStore(filled_store, readonly=True) as store:
+        store.export_parquet(good)
+    table = pq.read_table(good)
+    pq.write_table(table.drop_columns(["p", "marked_hyp"]), tmp_path / "missing.parquet")
+    as_text = table.set_column(table.schema.get_field_index("p"), "p", pa.array([str(p) for p in table.column("p").to_pylist()]))
+    pq.write_table(as_text, tmp_path / "text-p.parquet")
+    (tmp_path / "notes.parquet").write_text("not parquet at all")
+    with JudgedEditStore(tmp_path / "target.sqlite") as target:
+        with pytest.raises(StoreError, match=r"missing.parquet: .*missing column 'marked_hyp'.*missing column 'p'"):
+            target.import_parquet(tmp_path / "missing.parquet")
+        with pytest.raises(StoreError, match=r"text-p.parquet: .*column 'p' is string"):
+            target.import_parquet(tmp_path / "text-p.parquet")
+        with pytest.raises(StoreError, match=r"notes.parquet: not a readable Parquet file"):
+            target.import_parquet(tmp_path / "notes.parquet")
+        assert len(target) == 0
+
+
+def test_import_of_labelled_data_layout_without_store_extras(tmp_path, filled_store):
+    pq = pytest.importorskip("pyarrow.parquet")
+    good = tmp_path / "good.parquet"
+    with JudgedEditStore(filled_store, readonly=True) as store:
+        store.export_parquet(good)
+    pq.write_table(pq.read_table(good).drop_columns(["edit_class", "flags", "created", "severity", "mode"]), tmp_path / "lean.parquet")
+    with JudgedEditStore(tmp_path / "target.sqlite") as target:
+        assert target.import_parquet(tmp_path / "lean.parquet") == (190, 0)
+        hit = target.get_many([JudgedEditStore.key("counting:v1", make_ctx(0))])
+        assert list(hit.values())[0] == Judgement(p_of(make_ctx(0)))
+
+
+def test_export_is_atomic(tmp_path, filled_store, monkeypatch):
+    pytest.importorskip("pyarrow")
+    import semcer.store.parquet as store_module
+
+    out = tmp_path / "out" / "edits.parquet"
+    out.parent.mkdir()
+    out.write_bytes(b"previous export")
+
+    def explode(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(store_module, "_rows_to_table", explode)
+    with JudgedEditStore(filled_store, readonly=True) as store, pytest.raises(OSError, match="disk full"):
+        store.export_parquet(out)
+    assert out.read_bytes() == b"previous export"
+    assert os.listdir(out.parent) == ["edits.parquet"]  # no temporary file left behind
+
+
+def test_parquet_needs_pyarrow(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyarrow", None)
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    with JudgedEditStore(tmp_path / "s.sqlite") as store:
+        with pytest.raises(StoreError, match=r'pip install "semcer\[parquet\]"'):
+            store.export_parquet(tmp_path / "x.parquet")
+        with pytest.raises(StoreError, match=r'pip install "semcer\[parquet\]"'):
+            store.import_parquet(tmp_path / "x.parquet")
+    assert not (tmp_path / "x.parquet").exists()
