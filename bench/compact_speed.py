@@ -29,7 +29,7 @@ from typing import Any, Callable, Sequence  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from semcer.judge_eval import load_labelled  # noqa: E402
+from semcer.io.labels import load_labelled  # noqa: E402
 from semcer.judges.compact import CompactJudge  # noqa: E402
 from semcer.judges.rubric import RubricJudge  # noqa: E402
 
@@ -38,15 +38,19 @@ _KEEP = frozenset({"_freq_dict", "_available", "table_hash", "load_model"})
 
 
 def caches() -> list[Any]:
-    """Every per-line, per-word and per-unit cache the two judges use."""
-    from semcer.judges import compact, edit_class, lexicon, rubric
+    """Every per-line, per-word and per-unit cache the two judges use (the judges' own and the
+    script and grapheme caches of semcer.text they call), from semcer's registry of caches."""
+    import importlib
 
-    return [
-        getattr(mod, name)
-        for mod in (edit_class, lexicon, rubric, compact)
-        for name in dir(mod)
-        if hasattr(getattr(mod, name), "cache_clear") and name not in _KEEP
-    ]
+    from semcer.caches import cache_sizes
+
+    out = []
+    for qualified in cache_sizes():
+        module, _, name = qualified.rpartition(".")
+        judge_side = module.startswith("semcer.judges.") or module == "semcer.text.script" or qualified == "semcer.text.units.graphemes"
+        if judge_side and name not in _KEEP:
+            out.append(getattr(importlib.import_module(module), name))
+    return out
 
 
 def rate(judge: Any, contexts: Sequence[Any], batch: int, before: Callable[[], None] | None = None) -> float:

@@ -20,8 +20,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from semcer.judge_eval import evaluate_judge, load_labelled  # noqa: E402
+from semcer.io.labels import load_labelled  # noqa: E402
 from semcer.judges import resolve_judge  # noqa: E402
+from semcer.reports.text import render_judge_eval  # noqa: E402
+from semcer.statistics.judge_eval import evaluate_judge  # noqa: E402
+
+#: Caches that hold the word lists themselves or the model: never cleared (loaded once per process).
+_KEEP = frozenset({"_freq_dict", "_available", "table_hash", "load_model"})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -44,29 +49,37 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"Judge `{judge.identity}` on `{path.name}` ({len(contexts)} edits), 95% bootstrap intervals "
           f"({args.n_boot} resamples of edits); clear pairs: label gap >= 0.5, ties count as misses.\n")
-    print(report.to_markdown(args.by))
+    print(render_judge_eval(report, args.by))
     if speed:
         print()
         print(speed)
     return 0
 
 
+def caches() -> list[Any]:
+    """Every per-line, per-word and per-unit cache the two judges use (the judges' own and the
+    script and grapheme caches of semcer.text they call), from semcer's registry of caches."""
+    import importlib
+
+    from semcer.caches import cache_sizes
+
+    out = []
+    for qualified in cache_sizes():
+        module, _, name = qualified.rpartition(".")
+        judge_side = module.startswith("semcer.judges.") or module == "semcer.text.script" or qualified == "semcer.text.units.graphemes"
+        if judge_side and name not in _KEEP:
+            out.append(getattr(importlib.import_module(module), name))
+    return out
+
+
 def _speed(judge: Any, contexts: list) -> str:
     """Edits per second of CPU time: warm (repeated edits) and cold (caches cleared each pass)."""
-    from semcer.judges import compact, edit_class, lexicon, rubric
-
     batch = contexts * 20
     warm = max(_rate(judge, batch) for _ in range(5))
-    caches = [
-        getattr(mod, name)
-        for mod in (edit_class, lexicon, rubric, compact)
-        for name in dir(mod)
-        if hasattr(getattr(mod, name), "cache_clear")
-        and name not in ("_freq_dict", "_available", "table_hash", "load_model")
-    ]
+    clear = caches()
     cold_rates = []
     for _ in range(3):
-        for fn in caches:
+        for fn in clear:
             fn.cache_clear()
         cold_rates.append(_rate(judge, contexts))
     cold = max(cold_rates)

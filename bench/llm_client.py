@@ -31,16 +31,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from semcer.cli.judge import corpus_contexts  # noqa: E402
+import semcer  # noqa: E402
+from semcer.io.collections import read_collection  # noqa: E402
+from semcer.io.pairing import pair_collections  # noqa: E402
 from semcer.judges import resolve_judge  # noqa: E402
-from semcer.readers import pair_collections, read_collection  # noqa: E402
+from semcer.store.judging import line_contexts  # noqa: E402
 
 
 def example_contexts(n: int) -> list:
     """``n`` edit contexts from the bundled example (real Tesseract errors in en, de, vi, zh), cycled."""
     paired = pair_collections(read_collection(str(ROOT / "examples/references.jsonl")),
                               read_collection(str(ROOT / "examples/tess_noisy.jsonl")))
-    base = corpus_contexts(paired, unit="grapheme", policy="nfc", empty_ref="error")
+    result = semcer.evaluate(paired, unit="grapheme", policy="nfc", empty_ref="error", edits=True)
+    base, _ = line_contexts(result.lines)  # the contexts `semcer judge` sends
     return [dataclasses.replace(base[i % len(base)], line_id=str(i)) for i in range(n)]
 
 

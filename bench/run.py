@@ -41,6 +41,8 @@ sys.path.insert(0, str(BENCH))
 
 import semcer  # noqa: E402
 from rapidfuzz.distance import Levenshtein  # noqa: E402
+from semcer.alignment.engine import _fast_lines  # noqa: E402
+from semcer.scale.gc import collector_paused  # noqa: E402
 
 HEADLINE = "semcer graphemes + edits"
 DIAGNOSTIC = "diagnostic: semcer graphemes + edits, then a full collection"
@@ -80,6 +82,18 @@ def best_of(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
     return best, result
 
 
+def paused(fn: Callable[[], object]) -> Callable[[], object]:
+    """``fn`` run inside :func:`semcer.scale.gc.collector_paused`, as callers of large batches run
+    ``semcer.evaluate`` (the command line does): the collector pauses while the per-line results
+    are built and they are then settled in the oldest generation. The library itself leaves the
+    collector alone; before the layered package, ``evaluate`` did this pause internally, so these
+    rows time the same work as before."""
+    def run() -> object:
+        with collector_paused():
+            return fn()
+    return run
+
+
 def ensure_corpus(n: int) -> tuple[Path, Path]:
     refs, hyps = OUT / f"refs.{n}.jsonl", OUT / f"hyps.{n}.jsonl"
     if not (refs.exists() and hyps.exists()):
@@ -112,23 +126,23 @@ def same_process(refs: list[str], hyps: list[str], repeat: int, notes: list[str]
     def then_collect(fn: Callable[[], object]) -> Callable[[], object]:
         def run() -> object:
             result = fn()
-            gc.collect()  # walks the result objects that evaluate settled in the oldest generation
+            gc.collect()  # walks the result objects that the pause settled in the oldest generation
             return result
         return run
 
     plan: list[tuple[str, str, Callable[[], object], Callable[[object], float | None]]] = [
         (HEADLINE, 'semcer.evaluate(refs, hyps, unit="grapheme", edits=True)',
-         lambda: semcer.evaluate(refs, hyps, unit="grapheme", edits=True), corpus_cer),
+         paused(lambda: semcer.evaluate(refs, hyps, unit="grapheme", edits=True)), corpus_cer),
         ("semcer graphemes, counts only", 'semcer.evaluate(refs, hyps, unit="grapheme")',
-         lambda: semcer.evaluate(refs, hyps, unit="grapheme"), corpus_cer),
+         paused(lambda: semcer.evaluate(refs, hyps, unit="grapheme")), corpus_cer),
         ("semcer code points, counts only", 'semcer.evaluate(refs, hyps, unit="codepoint")',
-         lambda: semcer.evaluate(refs, hyps, unit="codepoint"), corpus_cer),
+         paused(lambda: semcer.evaluate(refs, hyps, unit="codepoint")), corpus_cer),
         ("semcer code points + edits", 'semcer.evaluate(refs, hyps, unit="codepoint", edits=True)',
-         lambda: semcer.evaluate(refs, hyps, unit="codepoint", edits=True), corpus_cer),
+         paused(lambda: semcer.evaluate(refs, hyps, unit="codepoint", edits=True)), corpus_cer),
         ("semcer.cer per line", "[semcer.cer(r, h) for r, h in pairs]",
          lambda: [semcer.cer(r, h) for r, h in zip(refs, hyps)], none),
         (DIAGNOSTIC, "the headline call, then gc.collect() with its result alive",
-         then_collect(lambda: semcer.evaluate(refs, hyps, unit="grapheme", edits=True)), corpus_cer),
+         then_collect(paused(lambda: semcer.evaluate(refs, hyps, unit="grapheme", edits=True))), corpus_cer),
     ]
     if find_spec("jiwer") is None:
         notes.append("jiwer is not installed: its rows are skipped (`pip install jiwer`).")
@@ -185,7 +199,7 @@ def subsample_row(refs: list[str], hyps: list[str], lines: int, repeat: int) -> 
     """The headline call timed on exactly dinglehopper's subsample, for a like-for-like ratio."""
     step = max(1, len(refs) // lines)
     r, h = refs[::step][:lines], hyps[::step][:lines]
-    s, ev = best_of(lambda: semcer.evaluate(r, h, unit="grapheme", edits=True), max(repeat, 3))
+    s, ev = best_of(paused(lambda: semcer.evaluate(r, h, unit="grapheme", edits=True)), max(repeat, 3))
     return Row(SUBSAMPLE, 'semcer.evaluate(subsample refs, hyps, unit="grapheme", edits=True)', len(r),
                max(repeat, 3), s, ev.corpus.cer)
 
@@ -233,7 +247,7 @@ def profile_headline(refs: list[str], hyps: list[str], limit: int = 20000) -> st
     """cProfile of the headline call on up to ``limit`` lines: the top functions by own time."""
     r, h = refs[:limit], hyps[:limit]
     prof = cProfile.Profile()
-    prof.runcall(semcer.evaluate, r, h, unit="grapheme", edits=True)
+    prof.runcall(paused(lambda: semcer.evaluate(r, h, unit="grapheme", edits=True)))
     buf = io.StringIO()
     pstats.Stats(prof, stream=buf).strip_dirs().sort_stats("tottime").print_stats(15)
     return f"cProfile of `{HEADLINE}` on {len(r)} lines (profiler overhead inflates Python-level calls):\n\n```\n{buf.getvalue().strip()}\n```\n"
@@ -283,10 +297,12 @@ def render(same: list[Row], e2e: list[Row], notes: list[str], corpus: dict) -> s
     if sub:
         out.append("- ¹ dinglehopper's ratio is against semcer timed on the same subsample (the row above it).")
     if any(r.name == DIAGNOSTIC for r in same):
-        out.append("- The diagnostic row is not a peer. `evaluate` pauses Python's cyclic garbage collector while it "
-                   "builds its acyclic per-line results and then moves them to the oldest generation, so no young "
-                   "collection walks them; a later full collection in the caller's program walks them once. The "
-                   "row charges one such full collection (with the corpus and everything else alive) to semcer.")
+        out.append("- The diagnostic row is not a peer. The `semcer.evaluate` rows run inside "
+                   "`semcer.scale.gc.collector_paused()`, as a caller of large batches (and the command line) runs "
+                   "it: Python's cyclic garbage collector pauses while the acyclic per-line results are built, which "
+                   "are then moved to the oldest generation, so no young collection walks them; a later full "
+                   "collection in the caller's program walks them once. The row charges one such full collection "
+                   "(with the corpus and everything else alive) to semcer.")
     out += [f"- {n}" for n in notes]
     out += ["- Corpus CER differs between rows by convention, not by error: semcer applies the `nfc` policy and "
             "counts graphemes (or code points); jiwer strips each line and counts raw code points; the "
@@ -317,11 +333,12 @@ def main(argv: list[str] | None = None) -> int:
     corpus = json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else {}
     refs, hyps = read_texts(refs_path), read_texts(hyps_path)
     notes: list[str] = []
-    if sys.modules["semcer.evaluate"]._fast_lines() is None:
-        notes.append("**semcer ran its pure-Python loop**: the C extension `semcer._speedups` is not built in "
-                     "`src/` (build it with `pip install -e .`) or `SEMCER_PURE_PYTHON` is set.")
+    if _fast_lines() is None:
+        notes.append("**semcer ran its pure-Python loop**: the C extension `semcer.alignment._speedups` is not built "
+                     "in `src/` (build it with `pip install -e .`) or `SEMCER_PURE_PYTHON` is set.")
     else:
-        notes.append("semcer's per-line loop ran in C (`semcer._speedups`, built in `src/` by `pip install -e .`).")
+        notes.append("semcer's per-line loop ran in C (`semcer.alignment._speedups`, built in `src/` by "
+                     "`pip install -e .`).")
     same = same_process(refs, hyps, args.repeat, notes)
     dh = dinglehopper(refs_path, hyps_path, min(args.dh_lines, len(refs)), args.dh_repeat, args.dh_python, notes)
     if dh:
