@@ -23,8 +23,9 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any, Callable, Sequence  # noqa: E402
+from typing import Any  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
@@ -47,7 +48,8 @@ def caches() -> list[Any]:
     out = []
     for qualified in cache_sizes():
         module, _, name = qualified.rpartition(".")
-        judge_side = module.startswith("semcer.judges.") or module == "semcer.text.script" or qualified == "semcer.text.units.graphemes"
+        judge_side = (module.startswith("semcer.judges.") or module == "semcer.text.script"
+                      or qualified == "semcer.text.units.graphemes")
         if judge_side and name not in _KEEP:
             out.append(getattr(importlib.import_module(module), name))
     return out
@@ -79,7 +81,7 @@ def measure(judges: dict[str, Any], contexts: list[Any], repeat: int, batch: int
         "warm_one_batch": lambda j: rate(j, warm, len(warm)),
         "cold": lambda j: rate(j, contexts, batch, cold_start),
     }
-    best = {name: {kind: 0.0 for kind in kinds} for name in judges}
+    best = {name: dict.fromkeys(kinds, 0.0) for name in judges}
     for _ in range(rounds):
         for kind, fn in kinds.items():
             for name, judge in judges.items():

@@ -1,6 +1,7 @@
 """Agreement of a built-in judge (rubric or compact) with the labelled dev split, as a Markdown table.
 
-    PYTHONPATH=src python bench/judge_quality.py [--judge rubric|compact] [--split dev] [--by lang|class] [--n-boot 1000] [--speed]
+    PYTHONPATH=src python bench/judge_quality.py [--judge rubric|compact] [--split dev] [--by lang|class]
+        [--n-boot 1000] [--speed]
 
 Prints per-group Spearman with the labels' expected rating, the share of clear pairs (label
 severities >= 0.5 apart) ordered the same way (ties count as misses), n, and the overall row, each
@@ -66,7 +67,8 @@ def caches() -> list[Any]:
     out = []
     for qualified in cache_sizes():
         module, _, name = qualified.rpartition(".")
-        judge_side = module.startswith("semcer.judges.") or module == "semcer.text.script" or qualified == "semcer.text.units.graphemes"
+        judge_side = (module.startswith("semcer.judges.") or module == "semcer.text.script"
+                      or qualified == "semcer.text.units.graphemes")
         if judge_side and name not in _KEEP:
             out.append(getattr(importlib.import_module(module), name))
     return out

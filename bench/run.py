@@ -26,11 +26,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from importlib.util import find_spec
 from pathlib import Path
-from typing import Callable
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -39,8 +39,9 @@ DH_PYTHON = BENCH / ".venv-dh" / "bin" / "python"
 sys.path.insert(0, str(REPO / "src"))  # benchmark the working tree, not an installed copy
 sys.path.insert(0, str(BENCH))
 
-import semcer  # noqa: E402
 from rapidfuzz.distance import Levenshtein  # noqa: E402
+
+import semcer  # noqa: E402
 from semcer.alignment.engine import _fast_lines  # noqa: E402
 from semcer.scale.gc import collector_paused  # noqa: E402
 
@@ -120,8 +121,8 @@ def same_process(refs: list[str], hyps: list[str], repeat: int, notes: list[str]
     all rows alike rather than on whichever row happened to be running; each row keeps its best.
     """
     n = len(refs)
-    corpus_cer = lambda ev: ev.corpus.cer  # noqa: E731
-    none = lambda res: None  # noqa: E731
+    corpus_cer = lambda ev: ev.corpus.cer
+    none = lambda res: None
 
     def then_collect(fn: Callable[[], object]) -> Callable[[], object]:
         def run() -> object:
@@ -250,7 +251,8 @@ def profile_headline(refs: list[str], hyps: list[str], limit: int = 20000) -> st
     prof.runcall(paused(lambda: semcer.evaluate(r, h, unit="grapheme", edits=True)))
     buf = io.StringIO()
     pstats.Stats(prof, stream=buf).strip_dirs().sort_stats("tottime").print_stats(15)
-    return f"cProfile of `{HEADLINE}` on {len(r)} lines (profiler overhead inflates Python-level calls):\n\n```\n{buf.getvalue().strip()}\n```\n"
+    return (f"cProfile of `{HEADLINE}` on {len(r)} lines (profiler overhead inflates Python-level calls):\n\n"
+            f"```\n{buf.getvalue().strip()}\n```\n")
 
 
 def _v(pkg: str) -> str:
@@ -275,7 +277,8 @@ def render(same: list[Row], e2e: list[Row], notes: list[str], corpus: dict) -> s
         base = sub if r.name.startswith("dinglehopper") and sub else head
         ratio = f"{base.lines_per_s / r.lines_per_s:,.2f}×{'¹' if base is sub else ''}" if base else "—"
         cer = f"{r.cer:.4f}" if r.cer is not None else "—"
-        out.append(f"| {r.name} | `{r.call}` | {r.lines:,} | {r.repeat} | {r.seconds:.3f} | {r.lines_per_s:,.0f} | {ratio} | {cer} |")
+        out.append(f"| {r.name} | `{r.call}` | {r.lines:,} | {r.repeat} | {r.seconds:.3f} | {r.lines_per_s:,.0f} "
+                   f"| {ratio} | {cer} |")
     cli = next((r for r in e2e if r.name.startswith("semcer")), None)
     if e2e:
         out += ["", "## End to end (whole processes: start, read JSONL, score, write JSON)", "",

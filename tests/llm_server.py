@@ -14,12 +14,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import contextlib
 import json
 import math
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 LABELS = ("0", "1", "2", "3", "4")
 
@@ -186,10 +188,8 @@ class ChatServer:
         except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError, asyncio.LimitOverrunError):
             pass
         finally:
-            try:
+            with contextlib.suppress(Exception):
                 writer.close()
-            except Exception:
-                pass
 
     async def _respond(self, writer: asyncio.StreamWriter, method: str, path: str, headers: dict, raw: bytes) -> bool:
         stats = self.stats
@@ -251,10 +251,8 @@ def main() -> None:
     args = parser.parse_args()
     server = ChatServer(fixed_backend(), delay=args.delay).start()
     print(server.port, flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
     sys.exit(0)
 
 

@@ -6,7 +6,8 @@ import math
 
 import jiwer
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import semcer
 from semcer.errors import EmptyReferenceError, InputError
@@ -26,7 +27,7 @@ def test_seed_insertions_exceed_one_hundred_percent():
 
 
 def test_seed_empty_reference_is_an_error_naming_the_line():
-    with pytest.raises(EmptyReferenceError, match="line 'p2'.*empty"):
+    with pytest.raises(EmptyReferenceError, match=r"line 'p2'.*empty"):
         semcer.evaluate({"p1": "abc", "p2": ""}, {"p1": "abc", "p2": "x"})
 
 

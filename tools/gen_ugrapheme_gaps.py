@@ -223,7 +223,7 @@ def _gaps(owners: list[int], pieces: list[str], stats: dict) -> set[int]:
 
 def _verify_isolation(cps: list[int]) -> None:
     """Each probe is segmented in its batch exactly as alone, by both libraries."""
-    for owners, pieces in _batches(cps):
+    for _owners, pieces in _batches(cps):
         batch = SEP.join(pieces)
         for seg in (_CLUSTER.findall, ugrapheme.grapheme_split):
             split = _split_batch(seg(batch), pieces)

@@ -179,13 +179,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import lightgbm as lgb
 
-    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)
     contexts, labels = load_labelled(TRAIN)
     X, _ = featurize(contexts)
     P = labels_matrix(labels)
     folds = fold_ids([c.line_id for c in contexts], args.folds, args.seed)
     grid = {k: v[:1] for k, v in GRID.items()} if args.quick else GRID
-    log(f"train: {len(contexts)} edits, {X.shape[1]} features, {len(set(c.line_id for c in contexts))} lines, "
+    log(f"train: {len(contexts)} edits, {X.shape[1]} features, {len({c.line_id for c in contexts})} lines, "
         f"{args.folds} folds grouped by line_id")
     setting, rounds, results = grid_search(X, P, folds, grid, args.seed, log)
     params = {**BASE_PARAMS, **setting, "seed": args.seed}
@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _figures(s: np.ndarray, y: np.ndarray, P: np.ndarray | None = None, Y: np.ndarray | None = None) -> dict[str, Any]:
     share, pairs = clear_pair_share(s, y)
-    out: dict[str, Any] = {"edits": int(len(y)), "spearman": _num(spearman(s, y)), "clear_pairs": _num(share), "n_clear_pairs": pairs}
+    out: dict[str, Any] = {"edits": len(y), "spearman": _num(spearman(s, y)), "clear_pairs": _num(share), "n_clear_pairs": pairs}
     if P is not None and Y is not None:
         out["cross_entropy"] = cross_entropy(Y, P)
     return out

@@ -134,7 +134,7 @@ def test_empty_reference_in_the_middle(monkeypatch):
         p = run("Python", monkeypatch, refs, hyps, empty_ref=policy, edits=True, policy="no-space")
         assert snapshot(c) == snapshot(p)
     c = run("C", monkeypatch, refs, hyps, empty_ref="insertions", edits=True)
-    assert [l.stats.insertions for l in c.lines] == [0, 2, 0, 0, 0] and c.lines[1].stats.cer is None
+    assert [line.stats.insertions for line in c.lines] == [0, 2, 0, 0, 0] and c.lines[1].stats.cer is None
 
 
 def test_pure_python_switch(monkeypatch):

@@ -23,7 +23,7 @@ def test_judge_eval_json_matches_direct_computation(tmp_path):
     contexts, labels = load_labelled(DEV)
     sev = [j.severity for j in RubricJudge().judge(contexts)]
     assert d["n"] == len(labels) == 689
-    assert abs(d["overall"]["spearman"]["value"] - spearman(sev, [l.severity for l in labels])) < 1e-12
+    assert abs(d["overall"]["spearman"]["value"] - spearman(sev, [lab.severity for lab in labels])) < 1e-12
     s = d["overall"]["spearman"]
     assert s["lo"] <= s["value"] <= s["hi"]
     assert {"en", "de", "vi", "zh_CN", "hi"} <= set(d["by_lang"])

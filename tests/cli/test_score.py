@@ -20,10 +20,11 @@ def test_score_cli_json_and_edits_file(tmp_path):
     d = json.loads(p.stdout)
     assert d["corpus"]["edits"] == 818 and 0 < d["corpus"]["semcer"] < d["corpus"]["cer"]
     assert d["judge"]["identity"] == d["signature_fields"]["judge"]
-    rows = [json.loads(l) for l in edits.read_text(encoding="utf-8").splitlines()]
+    rows = [json.loads(line) for line in edits.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 818
     labelled = json.loads((DATA / "dev.jsonl").read_text(encoding="utf-8").splitlines()[0])
-    for k in ("line_id", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos", "marked_ref", "marked_hyp", "p", "severity", "mode"):
+    for k in ("line_id", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos", "marked_ref", "marked_hyp", "p",
+              "severity", "mode"):
         assert k in rows[0] and (k == "line_id" or k in labelled)
     sev = [r["severity"] for r in rows]
     assert sev == sorted(sev, reverse=True)

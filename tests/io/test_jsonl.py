@@ -16,8 +16,8 @@ import pytest
 
 from semcer.errors import InputError
 from semcer.io.collections import read_collection
-from semcer.io.judged import load_judged_edits
 from semcer.io.jsonl import read_objects, records
+from semcer.io.judged import load_judged_edits
 from semcer.io.labels import load_labelled
 
 DEV = Path(__file__).resolve().parents[2] / "data" / "severity" / "dev.jsonl"

@@ -24,10 +24,10 @@ def test_load_labelled_dev():
 def test_load_labelled_errors(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"lang": "en"}\n', encoding="utf-8")
-    with pytest.raises(InputError, match="bad.jsonl:1: missing field"):
+    with pytest.raises(InputError, match=r"bad\.jsonl:1: missing field"):
         load_labelled(bad)
     bad.write_text("not json\n", encoding="utf-8")
-    with pytest.raises(InputError, match="bad.jsonl:1: malformed JSON"):  # semcer.io.jsonl's message
+    with pytest.raises(InputError, match=r"bad\.jsonl:1: malformed JSON"):  # semcer.io.jsonl's message
         load_labelled(bad)
-    with pytest.raises(InputError, match="missing.jsonl: no such file"):
+    with pytest.raises(InputError, match=r"missing\.jsonl: no such file"):
         load_labelled(tmp_path / "missing.jsonl")

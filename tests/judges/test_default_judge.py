@@ -15,6 +15,6 @@ def test_default_is_the_better_judge_on_dev():
     contexts, labels = load_labelled(DATA / "dev.jsonl")
     y = [lab.severity for lab in labels]
     rho = {name: spearman([j.severity for j in resolve_judge(name).judge(contexts)], y) for name in ("rubric", "compact")}
-    assert DEFAULT_JUDGE == max(rho, key=rho.get), rho
+    assert max(rho, key=rho.get) == DEFAULT_JUDGE, rho
     other = min(rho, key=rho.get)
     assert rho[DEFAULT_JUDGE] - rho[other] >= MIN_GAP, rho

@@ -33,12 +33,12 @@ def test_corpus_and_document_mean_by_hand():
 def test_statistics_sum_exactly(rows):
     refs, hyps, docs = zip(*rows)
     ev = semcer.evaluate(list(refs), list(hyps), docs=list(docs))
-    assert ev.corpus.edits == sum(l.stats.edits for l in ev.lines)
-    assert ev.corpus.units == sum(l.stats.units for l in ev.lines)
+    assert ev.corpus.edits == sum(line.stats.edits for line in ev.lines)
+    assert ev.corpus.units == sum(line.stats.units for line in ev.lines)
     assert sum(d.totals.edits for d in ev.documents) == ev.corpus.edits
     # a split into two halves merges back to the same corpus numbers
     k = len(refs) // 2
-    if 0 < k:
+    if k > 0:
         a = semcer.evaluate(list(refs[:k]), list(hyps[:k]))
         b = semcer.evaluate(list(refs[k:]), list(hyps[k:]))
         assert a.corpus.edits + b.corpus.edits == ev.corpus.edits

@@ -54,7 +54,7 @@ def test_report_groups_modes_and_intervals():
     y = rng.integers(0, 5, n) / 4
     x = np.clip(y + rng.normal(0, 0.15, n), 0, 1)
     judgements = [Judgement(_one_hot(round(v * 4)), edit_class="letter" if i % 2 else "digit") for i, v in enumerate(x)]
-    labels = [Label(float(v), int(round(v * 4))) for v in y]
+    labels = [Label(float(v), round(v * 4)) for v in y]
     langs = ["vi" if i % 3 else "zh_CN" for i in range(n)]
     report = evaluate_judge(judgements, labels, langs=langs, n_boot=300, seed=1)
     sev = np.array([j.severity for j in judgements])

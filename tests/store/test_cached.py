@@ -29,8 +29,8 @@ def test_duplicate_contexts_are_judged_once_and_returned_in_order(tmp_path):
     contexts = [dataclasses.replace(distinct[i % 30], line_id=f"l{i}", doc=f"d{i % 4}") for i in range(90)]
     for store in (None, JudgedEditStore(tmp_path / "s.sqlite")):
         judge = RecordingJudge()
-        seen = []
-        results, stats = judge_cached(judge, contexts, store, batch_size=7, progress=lambda d, t: seen.append((d, t)))
+        seen: list[tuple[int, int]] = []
+        results, stats = judge_cached(judge, contexts, store, batch_size=7, progress=lambda d, t, seen=seen: seen.append((d, t)))
         assert sorted(judge.judged) == sorted(c.content_key() for c in distinct)
         assert [r.p for r in results] == [p_of(c) for c in contexts]
         assert stats == CacheStats(total=90, unique=30, hits=0, judged=30, failures=0)

@@ -111,11 +111,12 @@ def test_import_of_labelled_data_layout_without_store_extras(tmp_path, filled_st
     good = tmp_path / "good.parquet"
     with JudgedEditStore(filled_store, readonly=True) as store:
         store.export_parquet(good)
-    pq.write_table(pq.read_table(good).drop_columns(["edit_class", "flags", "created", "severity", "mode"]), tmp_path / "lean.parquet")
+    lean = pq.read_table(good).drop_columns(["edit_class", "flags", "created", "severity", "mode"])
+    pq.write_table(lean, tmp_path / "lean.parquet")
     with JudgedEditStore(tmp_path / "target.sqlite") as target:
         assert target.import_parquet(tmp_path / "lean.parquet") == (190, 0)
         hit = target.get_many([JudgedEditStore.key("counting:v1", make_ctx(0))])
-        assert list(hit.values())[0] == Judgement(p_of(make_ctx(0)))
+        assert next(iter(hit.values())) == Judgement(p_of(make_ctx(0)))
 
 
 def test_export_is_atomic(tmp_path, filled_store, monkeypatch):

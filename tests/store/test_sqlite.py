@@ -33,7 +33,7 @@ def test_new_store_is_wal_with_schema_version(tmp_path):
 def test_corrupt_file_is_a_store_error_naming_it(tmp_path, readonly):
     path = tmp_path / "not-a-store.sqlite"
     path.write_bytes(b"this is not SQLite, just some bytes\n" * 200)
-    with pytest.raises(StoreError, match="not-a-store.sqlite"):
+    with pytest.raises(StoreError, match=r"not-a-store\.sqlite"):
         JudgedEditStore(path, readonly=readonly)
 
 

@@ -1,7 +1,8 @@
 """Text policies: presets do exactly what they say, inputs are never modified, hashes pin definitions."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from semcer.errors import PolicyError
 from semcer.text.policy import PRESETS, get_policy

@@ -75,7 +75,7 @@ def test_table_keys_match_installed_versions():
             f"the gap table is for {_table()}, installed is {_installed()}; semcer must not use it "
             "with these releases (regenerate with `python tools/gen_ugrapheme_gaps.py`)"
         )
-    assert gaps.REGEX_VERSION == regex.__version__
+    assert regex.__version__ == gaps.REGEX_VERSION
 
 
 # Differences checked by hand (regex 2026.11.19, Unicode 18.0; ugrapheme 0.8, Unicode 16.0):

@@ -1,7 +1,8 @@
 """Units: the no-segmentation shortcut is exact, and segmentation follows regex's \\X."""
 
 import regex
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from semcer.text import units
 from semcer.text.segmenter import chars
@@ -11,12 +12,12 @@ from semcer.text.tables.joiners import RANGES, REGEX_VERSION
 def test_joiner_set_in_use_equals_regex_class():
     """Whether shipped (same regex release) or computed (another release), the set is exact."""
     every = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
-    expected = {c for c in units._JOINER.findall(every)}
+    expected = set(units._JOINER.findall(every))
     no_joiner = chars(units.joiner_ranges()).isdisjoint
     assert all(not no_joiner(c) for c in expected)
     others = [c for c in every if c not in expected]
     assert all(no_joiner(c) for c in others[::97])
-    if REGEX_VERSION == regex.__version__:
+    if regex.__version__ == REGEX_VERSION:
         assert {c for a, b in RANGES for c in range(a, b + 1)} == {ord(c) for c in expected}
 
 
@@ -37,7 +38,7 @@ def test_cr_lf_is_one_grapheme():
 
 def test_alignable_pair_aligns_clusters_as_atoms():
     ref, hyp = "\U000f0000e\u0301", "e\u0301\U000f0000"
-    a, b, ru, hu = units.alignable_pair(ref, hyp, "grapheme")
+    a, b, _ru, _hu = units.alignable_pair(ref, hyp, "grapheme")
     assert a == ["\U000f0000", "e\u0301"] and b == ["e\u0301", "\U000f0000"]
     a, b, _, _ = units.alignable_pair("abc", "abd", "grapheme")
     assert a == "abc" and b == "abd"

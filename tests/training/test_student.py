@@ -59,7 +59,7 @@ def test_checkpoint_reloads_and_predicts_identically(trained_student, student_ro
 
     out, result, _ = trained_student
     cpu = torch.device("cpu")
-    model, tokenizer, config = load_student(out, cpu)
+    model, tokenizer, _config = load_student(out, cpu)
     # The validation loss recorded at the best epoch during training, recomputed from the files.
     _, val, _ = split_rows(student_rows, 0.1, seed=1)
     enc = encode_pairs(tokenizer, [(r.marked_ref, r.marked_hyp) for r in val], MAX_LENGTH)

@@ -249,9 +249,8 @@ def test_client_errors_fail_the_edit_or_stop_the_run(server):
 
 def test_answers_without_probabilities_are_one_hot_and_loud(server):
     server.fault_all = "no-logprobs"
-    with llm_judge(server) as judge:
-        with pytest.warns(RuntimeWarning, match="without token probabilities"):
-            out = judge.judge(contexts_of()[:3])
+    with llm_judge(server) as judge, pytest.warns(RuntimeWarning, match="without token probabilities"):
+        out = judge.judge(contexts_of()[:3])
     assert all(j.p == (0.0, 0.0, 1.0, 0.0, 0.0) and "one-hot" in j.flags for j in out)
     assert judge.stats.one_hot == 3
 
@@ -338,7 +337,7 @@ def test_the_lean_transport_speaks_http11(server):
                 assert r.status_code == 200 and r.json()["choices"][0]["message"]["content"] == "2"
             assert len(transport._idle[("127.0.0.1", server.port)]) == 1
             # the server drops the connection on the next request: a fresh connection is tried once
-            for reader, writer in transport._idle[("127.0.0.1", server.port)]:
+            for _reader, writer in transport._idle[("127.0.0.1", server.port)]:
                 writer.transport.abort()
             r = await client.post(server.url + "/chat/completions", json={"model": "m", "messages": []})
             assert r.status_code == 200

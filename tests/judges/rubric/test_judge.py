@@ -96,7 +96,8 @@ def test_negation_rule_on_labelled_rows():
     rows = [json.loads(line) for line in (DATA / "dev.jsonl").read_text(encoding="utf-8").splitlines()]
     neg = [r for r in rows if r["system"] == "targeted_negation" and r["op"] == "D" and r["severity"] > 0.8]
     assert neg, "the dev split has deleted negations"
-    contexts = [EditContext(**{k: r[k] for k in ("lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos", "ref", "hyp", "marked_ref", "marked_hyp")}) for r in neg]
+    fields = ("lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos", "ref", "hyp", "marked_ref", "marked_hyp")
+    contexts = [EditContext(**{k: r[k] for k in fields}) for r in neg]
     modes = [j.mode for j in JUDGE.judge(contexts)]
     assert sum(m == 4 for m in modes) / len(modes) > 0.8
 

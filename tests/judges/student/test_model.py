@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from semcer.judges.student.data import encode_pair
 from student_fixtures import MAX_LENGTH, needs_hf
+
+from semcer.judges.student.data import encode_pair
 
 
 @needs_hf
