@@ -157,3 +157,22 @@ def test_evaluate_leaves_the_collector_alone():
         assert gc.isenabled() and gc.get_freeze_count() == frozen > 0
     finally:
         gc.unfreeze()
+
+
+def test_public_names_at_the_package_root():
+    import importlib
+
+    for name in ("cer", "align", "evaluate", "Edit", "Alignment", "LineResult", "LineStats", "Evaluation", "Totals",
+                 "ExactSum", "DocumentResult", "Signature", "TextPolicy", "get_policy", "PRESETS", "STEPS",
+                 "clear_caches", "__version__"):
+        assert hasattr(semcer, name), name
+    assert set(semcer.__all__) <= set(dir(semcer))
+    errors = semcer.errors  # the errors module, reachable from the root without importing it
+    assert errors is importlib.import_module("semcer.errors") and issubclass(errors.InputError, semcer.SemcerError)
+    ev = semcer.evaluate(["abc"], ["abd"], edits=True)
+    assert isinstance(ev, semcer.Evaluation) and isinstance(ev.corpus, semcer.Totals)
+    assert isinstance(ev.signature, semcer.Signature) and isinstance(ev.lines[0], semcer.LineResult)
+    assert isinstance(ev.lines[0].stats, semcer.LineStats) and isinstance(ev.lines[0].edits[0], semcer.Edit)
+    assert isinstance(semcer.align("ab", "ax"), semcer.Alignment) and isinstance(semcer.get_policy("nfc"), semcer.TextPolicy)
+    assert isinstance(ev.documents[0], semcer.DocumentResult)
+    assert all(step in semcer.STEPS for steps, _ in semcer.PRESETS.values() for step in steps)  # presets are made of steps
