@@ -2,7 +2,7 @@
  *
  * It does exactly what the pure-Python loop in engine.py (_python_lines) does, line for line,
  * and is optional: when this module is missing (no compiler at install time) or
- * SEMCER_PURE_PYTHON=1 is set, the Python loop runs instead. tests/test_speedups.py checks that
+ * SEMCER_PURE_PYTHON=1 is set, the Python loop runs instead. tests/alignment/test_engine.py checks that
  * both give identical results.
  *
  * The results are NamedTuple instances (LineStats, Edit, Alignment, LineResult); they are made

@@ -9,7 +9,7 @@ D (i over the reference, j over the output), a deletion of reference unit i when
 D[i][j] = D[i-1][j] + 1, otherwise an insertion of output unit j when j > 1 and
 D[i][j-1] = D[i-1][j-1] - 1, otherwise the diagonal (a match or a substitution). For example
 ``a -> aa`` inserts the second ``a`` and ``ab -> ba`` is an insertion and a deletion, not two
-substitutions. ``tests/test_align.py`` checks this rule against an independent dynamic programme.
+substitutions. ``tests/alignment/test_edits.py`` checks this rule against an independent dynamic programme.
 """
 
 from __future__ import annotations

@@ -5,12 +5,6 @@ from __future__ import annotations
 import argparse
 
 from semcer.cli.options import add_judge_options, judge_from_args
-from semcer.io.json import dumps, emit
-from semcer.io.labels import load_labelled
-from semcer.reports.text import render_judge_eval
-from semcer.statistics.judge_eval import evaluate_judge
-from semcer.store.cached import judge_cached
-from semcer.store.sqlite import JudgedEditStore
 
 HELP = """\
 Measure a judge against labelled edits (the JSONL format of data/severity/: one grapheme edit per
@@ -46,6 +40,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from semcer.io.json import dumps, emit
+    from semcer.io.labels import load_labelled  # scipy: imported only by the commands that need it
+    from semcer.reports.text import render_judge_eval
+    from semcer.statistics.judge_eval import evaluate_judge
+    from semcer.store.cached import judge_cached
+    from semcer.store.sqlite import JudgedEditStore
+
     contexts, labels = load_labelled(args.labelled)
     with judge_from_args(args) as judge:
         store = JudgedEditStore(args.store) if args.store else None

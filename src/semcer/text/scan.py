@@ -55,7 +55,7 @@ def nfc_tables() -> tuple[list[int], list[int], list[int], list[tuple[int, int]]
     accent, class 230, so ``Ù`` + dot below, class 220, is reordered by NFC).
     This is UAX #15's quick check with its "maybe" answers resolved for the common cases.
     Only planes 0-3 and 14 hold code points with a decomposition or a non-zero combining class
-    (planes 4-13 are unassigned, 15-16 are private use); ``tests/test_scan.py`` checks that.
+    (planes 4-13 are unassigned, 15-16 are private use); ``tests/text/test_scan.py`` checks that.
     """
     combining, is_nfc, decomposition, normalize = (
         unicodedata.combining, unicodedata.is_normalized, unicodedata.decomposition, unicodedata.normalize)

@@ -16,7 +16,7 @@ linker GB9c never applies under either rule. Probes whose context holds a linker
 
 A string containing none of these code points is segmented the same by both libraries; tests
 over representatives of every class and real text find no other difference
-(tests/test_ugrapheme_gaps.py). The table is valid only for these exact releases.
+(tests/text/test_ugrapheme_gaps.py). The table is valid only for these exact releases.
 """
 
 REGEX_VERSION = '2026.11.19'
