@@ -65,7 +65,7 @@ def aggregate(stats: Sequence[LineStats], docs: Sequence[str], *, judged: bool) 
         documents = tuple(map(tuple.__new__, repeat(DocumentResult), zip(groups, totals)))
         per_doc = totals
     dm_cer, n_def, dm_sem, n_failed = document_means(per_doc, judged=judged)
-    return Aggregation(documents, total(list(stats)), dm_cer, dm_sem, n_def, n_failed)
+    return Aggregation(documents, total(stats if isinstance(stats, list) else list(stats)), dm_cer, dm_sem, n_def, n_failed)
 
 
 def document_means(per_doc: Sequence[LineStats] | Sequence[Totals], *, judged: bool
@@ -75,7 +75,9 @@ def document_means(per_doc: Sequence[LineStats] | Sequence[Totals], *, judged: b
     document's severity is known."""
     if not per_doc:
         return None, 0, None, 0
-    s, d, i, u, sev = list(zip(*((t[0], t[1], t[2], t[3], t.severity) for t in per_doc)))
+    columns = list(zip(*per_doc))  # C speed: per_doc is one tuple per document
+    s, d, i, u = columns[:4]
+    sev = columns[4 if isinstance(per_doc[0], LineStats) else 5]  # LineStats or Totals
     units = np.asarray(u, dtype=np.int64)
     defined = units > 0
     n_def = int(defined.sum())
