@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from semcer.errors import StoreError
 from semcer.store.sqlite import JudgedEditStore
@@ -50,29 +51,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=lambda args: _usage(parser))
     sub = parser.add_subparsers(dest="store_command", metavar="ACTION")
 
-    info = sub.add_parser("info", help="judges in the store and their edit counts", description=_INFO)
-    info.add_argument("store", metavar="STORE", help="the store file (SQLite)")
-    info.set_defaults(func=_info)
+    def action(name: str, help: str, description: str, func: Any, *positionals: tuple[str, str, str]) -> Any:
+        p = sub.add_parser(name, help=help, description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+        for dest, metavar, text in positionals:
+            p.add_argument(dest, metavar=metavar, help=text)
+        p.set_defaults(func=func)
+        return p
 
-    export = sub.add_parser(
-        "export", help="write judged edits to a Parquet file", description=_EXPORT,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    export.add_argument("store", metavar="STORE", help="the store file (SQLite)")
-    export.add_argument("out", metavar="OUT.parquet", help="the Parquet file to write")
-    export.add_argument(
-        "--judge", metavar="IDENTITY", default=None,
-        help="export only the edits of this judge identity (as `semcer store info` lists it)",
-    )
-    export.set_defaults(func=_export)
-
-    imp = sub.add_parser(
-        "import", help="add judged edits from a Parquet file", description=_IMPORT,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    imp.add_argument("store", metavar="STORE", help="the store file (SQLite); created if missing")
-    imp.add_argument("source", metavar="IN.parquet", help="the Parquet file to read")
-    imp.set_defaults(func=_import)
+    action("info", "judges in the store and their edit counts", _INFO, _info,
+           ("store", "STORE", "the store file (SQLite)"))
+    export = action("export", "write judged edits to a Parquet file", _EXPORT, _export,
+                    ("store", "STORE", "the store file (SQLite)"), ("out", "OUT.parquet", "the Parquet file to write"))
+    export.add_argument("--judge", metavar="IDENTITY", default=None,
+                        help="export only the edits of this judge identity (as `semcer store info` lists it)")
+    action("import", "add judged edits from a Parquet file", _IMPORT, _import,
+           ("store", "STORE", "the store file (SQLite); created if missing"),
+           ("source", "IN.parquet", "the Parquet file to read"))
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
