@@ -92,3 +92,25 @@ def test_distill_cli_runs_one_epoch(student_backbone, student_rows, tmp_path, ca
     assert config["data"]["source"] == str(data) and len(config["metrics"]) == 2
     assert main(args) == 2 and "--overwrite" in capsys.readouterr().err
     assert main([*args, "--overwrite"]) == 0
+
+
+@needs_hf
+def test_training_leaves_the_callers_random_generators_alone(student_backbone, student_rows, tmp_path):
+    """Training seeds its own generators: the caller's torch and Python ``random`` streams go on
+    exactly as if it had not run (issue 10: training reseeded the global generators)."""
+    import random
+
+    import torch
+
+    from semcer.training.student import TrainConfig, train_student
+
+    random.seed(1234)
+    torch.manual_seed(1234)
+    py_before, torch_before = random.getstate(), torch.get_rng_state()
+    cfg = TrainConfig(epochs=1, batch_size=16, val_fraction=0.1, max_length=MAX_LENGTH, device="cpu", seed=7)
+    train_student(student_rows[:40], student_backbone, tmp_path / "s", cfg)
+    assert random.getstate() == py_before
+    assert torch.equal(torch.get_rng_state(), torch_before)
+    # and the run itself is reproducible: the same seed gives the same head
+    train_student(student_rows[:40], student_backbone, tmp_path / "t", cfg)
+    assert (tmp_path / "s" / "head.safetensors").read_bytes() == (tmp_path / "t" / "head.safetensors").read_bytes()

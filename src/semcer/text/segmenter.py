@@ -17,7 +17,8 @@ import regex
 
 from semcer.caches import cache
 
-_CLUSTER = regex.compile(r"\X")
+#: ``regex``'s extended grapheme cluster: the one definition of a grapheme unit.
+CLUSTER = regex.compile(r"\X")
 
 
 class FastSegmenter(NamedTuple):
@@ -78,7 +79,7 @@ class Segmenter:
         """The extended grapheme clusters of ``text``."""
         if self.split is not None and self.safe is not None and self.safe(text):
             return self.split(text)
-        return _CLUSTER.findall(text)
+        return CLUSTER.findall(text)
 
 
 def _safe_test(fast: FastSegmenter) -> Callable[[str], bool]:

@@ -17,13 +17,11 @@ import regex
 
 from semcer.caches import cache
 from semcer.errors import SemcerError
-from semcer.text.segmenter import chars, default_segmenter
+from semcer.text.segmenter import CLUSTER, chars, default_segmenter
 
 Unit = Literal["grapheme", "codepoint"]
 UNITS: tuple[str, ...] = ("grapheme", "codepoint")
 
-#: ``regex``'s extended grapheme cluster: the one definition of a grapheme unit.
-CLUSTER = regex.compile(r"\X")
 # A code point of any of these Grapheme_Cluster_Break classes can join a neighbour into a
 # multi-code-point cluster (UAX #29 rules GB3, GB6-GB9c, GB11-GB13); no other class can. (Since
 # Unicode 18.0 an Indic_Conjunct_Break=Linker joins the next consonant even where it is not Extend.)
