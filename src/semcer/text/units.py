@@ -17,7 +17,7 @@ import regex
 
 from semcer.caches import cache
 from semcer.errors import SemcerError
-from semcer.text.segmenter import CLUSTER, chars, default_segmenter
+from semcer.text.segmenter import chars, default_segmenter
 
 Unit = Literal["grapheme", "codepoint"]
 UNITS: tuple[str, ...] = ("grapheme", "codepoint")
