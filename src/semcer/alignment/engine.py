@@ -28,8 +28,8 @@ from semcer.errors import EmptyReferenceError, SemcerError
 from semcer.text.cluster_ids import Clusters, cluster_ids
 from semcer.text.policy import TextPolicy
 from semcer.text.scan import JOINS, NFC, SLOW_SEGMENT, scan
-from semcer.text.segmenter import fast_splitter
-from semcer.text.units import CLUSTER, Unit, alignable_pair
+from semcer.text.segmenter import CLUSTER, fast_splitter
+from semcer.text.units import Unit, alignable_pair
 
 #: Lines prepared at once (policy and flags for the whole chunk, then line by line).
 CHUNK = 20000

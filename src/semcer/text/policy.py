@@ -18,7 +18,7 @@ from functools import cached_property
 import regex
 
 from semcer.errors import PolicyError
-from semcer.text.units import CLUSTER
+from semcer.text.segmenter import CLUSTER
 
 _WS_RUN = regex.compile(r"\s+")
 _WS = regex.compile(r"\s")
