@@ -202,8 +202,8 @@ def judge_corpus(
     """
     result = evaluate(references, hypotheses, unit=unit, policy=policy, empty_ref=empty_ref, edits=True,
                       progress=progress)
-    contexts, _ = line_contexts(result.lines)
     with _opened_judge(judge) as j, _opened_store(store) as st:
+        contexts, _ = line_contexts(result.lines, j.context_window)
         if st is None:
             raise InputError("judging into a store needs a store: give store=PATH (command line: --store PATH)")
         bar = judge_bar(j, len(contexts), progress)

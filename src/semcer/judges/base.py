@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, runtime_checkable
 
-from semcer.alignment.context import EditContext
+from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW, EditContext
 from semcer.errors import JudgeError
 from semcer.judges.distribution import Distribution, Judgement
 
@@ -88,6 +88,13 @@ class JudgeSpec:
         return cls(data["name"], dict(data.get("options") or {}))
 
 
+def check_window(window: int) -> int:
+    """``window`` if it is a usable context window (a whole number of units, at least 1)."""
+    if type(window) is not int or window < 1:
+        raise JudgeError(f"context_window must be a whole number of grapheme units, at least 1; got {window!r}")
+    return window
+
+
 class JudgeBase:
     """Base of semcer's judges: the optional capabilities, with their defaults.
 
@@ -105,6 +112,11 @@ class JudgeBase:
 
     def judge(self, contexts: Sequence[EditContext]) -> list[Judgement]:
         raise NotImplementedError
+
+    @property
+    def context_window(self) -> int:
+        """Grapheme units this judge sees on each side of an edit (see :mod:`semcer.alignment.context`)."""
+        return DEFAULT_CONTEXT_WINDOW
 
     @property
     def stats(self) -> JudgeStats | None:

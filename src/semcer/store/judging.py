@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from semcer.alignment.context import EditContext, edit_contexts
+from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW, EditContext, edit_contexts
 from semcer.alignment.edits import Edit
 from semcer.alignment.line import LineResult
 from semcer.judges.base import JudgeBase
@@ -67,9 +67,10 @@ class JudgeRun:
         return out
 
 
-def line_contexts(rows: Sequence[LineResult]) -> tuple[list[EditContext], list[tuple[int, int]]]:
-    """The judge context of every edit of ``rows`` (which carry their alignments), and each row's
-    ``(start, end)`` range in that list."""
+def line_contexts(rows: Sequence[LineResult], window: int = DEFAULT_CONTEXT_WINDOW
+                  ) -> tuple[list[EditContext], list[tuple[int, int]]]:
+    """The judge context of every edit of ``rows`` (which carry their alignments), each seeing at
+    most ``window`` units on each side, and each row's ``(start, end)`` range in that list."""
     contexts: list[EditContext] = []
     spans: list[tuple[int, int]] = []
     for r in rows:
@@ -77,7 +78,8 @@ def line_contexts(rows: Sequence[LineResult]) -> tuple[list[EditContext], list[t
         if r.edits:
             al = r.alignment
             assert al is not None, "rows to judge must keep their alignments (edits=True)"
-            contexts.extend(edit_contexts(r.edits, al.ref_units, al.hyp_units, lang=r.lang, line_id=r.id, doc=r.doc))
+            contexts.extend(edit_contexts(r.edits, al.ref_units, al.hyp_units, lang=r.lang, line_id=r.id, doc=r.doc,
+                                          window=window))
         spans.append((start, len(contexts)))
     return contexts, spans
 
@@ -88,7 +90,7 @@ def judge_rows(
 ) -> tuple[list[LineResult], list[JudgedEdit], JudgeRun]:
     """Judge every edit of ``rows``; return the rows with their severity mass (None for a line with
     a failed edit), the judged edits in corpus order and what the pass did."""
-    contexts, spans = line_contexts(rows)
+    contexts, spans = line_contexts(rows, judge.context_window)
     judgements, cache = judge_cached(judge, contexts, store, progress=progress, batch_size=judge.preferred_batch_size)
     out_rows = []
     judged: list[JudgedEdit] = []

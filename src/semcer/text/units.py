@@ -15,7 +15,7 @@ from typing import Literal
 
 import regex
 
-from semcer.caches import cache
+from semcer.caches import LINE_CACHE, cache
 from semcer.errors import SemcerError
 from semcer.text.segmenter import chars, default_segmenter
 
@@ -127,7 +127,7 @@ def unicode_versions() -> dict[str, str]:
     return {"normalizer": unicodedata.unidata_version, "segmenter": seg}
 
 
-@cache(maxsize=1 << 14)
+@cache(maxsize=LINE_CACHE)
 def graphemes(text: str) -> tuple[str, ...]:
     """The clusters of ``text`` as a tuple (cached: a line is shared by all of its edits)."""
     if text.isascii():

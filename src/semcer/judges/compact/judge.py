@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from semcer.alignment.context import EditContext
-from semcer.judges.base import JudgeBase, JudgeSpec
+from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW, EditContext
+from semcer.judges.base import JudgeBase, JudgeSpec, check_window
 from semcer.judges.compact.features import feature_columns
 from semcer.judges.compact.model import CHUNK, load_model
 from semcer.judges.distribution import LEVELS, Judgement
@@ -22,19 +22,24 @@ _FLAGS_BY_NO_LEXICON: tuple[tuple[str, ...], tuple[str, ...]] = ((), ("no-lexico
 class CompactJudge(JudgeBase):
     """The compact built-in scorer: a small forest over the rubric's features, numpy only.
 
-    ``identity`` is ``compact-<version>+<first 10 hex of the forest file's sha256>+wordfreq-<version>``.
+    ``identity`` is ``compact-<version>+<first 10 hex of the forest file's sha256>+wordfreq-<version>+ctx<window>``.
     ``judge()`` computes the features of up to ``CHUNK`` edits (the rubric's cached line and word
     lookups), then runs the forest once for them, until the batch is done. Flags: ``no-lexicon`` marks a letter, mark or ideograph
     edit in a language wordfreq has no list for.
     """
 
-    def __init__(self, directory: str | Path | None = None) -> None:
+    def __init__(self, directory: str | Path | None = None, context_window: int = DEFAULT_CONTEXT_WINDOW) -> None:
         self.directory = None if directory is None else str(directory)
         self.model = load_model(self.directory)
+        self._window = check_window(context_window)
+
+    @property
+    def context_window(self) -> int:
+        return self._window
 
     @property
     def identity(self) -> str:
-        return f"compact-{COMPACT_VERSION}+{self.model.sha256[:10]}+wordfreq-{wordfreq_version()}"
+        return f"compact-{COMPACT_VERSION}+{self.model.sha256[:10]}+wordfreq-{wordfreq_version()}+ctx{self._window}"
 
     def predict_proba(self, contexts: Sequence[EditContext]) -> np.ndarray:
         """Five-level distributions of a batch of edits, shape (n, 5)."""
@@ -57,7 +62,10 @@ class CompactJudge(JudgeBase):
         return judgements
 
     def spec(self) -> JudgeSpec:
-        return JudgeSpec("compact", {} if self.directory is None else {"directory": self.directory})
+        options: dict[str, str | int] = {} if self.directory is None else {"directory": self.directory}
+        if self._window != DEFAULT_CONTEXT_WINDOW:
+            options["context_window"] = self._window
+        return JudgeSpec("compact", options)
 
     def __repr__(self) -> str:
         return f"CompactJudge({'' if self.directory is None else repr(self.directory)})"

@@ -15,7 +15,7 @@ import regex
 from rapidfuzz.distance import Levenshtein
 
 from semcer.alignment.context import EditContext
-from semcer.caches import cache
+from semcer.caches import LINE_CACHE, cache
 from semcer.judges.rubric.classes import edit_class, unit_kind
 from semcer.judges.rubric.lexicon import (
     CJK_LANGS,
@@ -99,7 +99,7 @@ def _word_pair(ref_w: str, hyp_w: str, lang: str, lex: str | None
     return ref_z, ref_known, shape, hyp_z, hyp_known, hyp_shape, status, is_negation(ref_w, lang) != is_negation(hyp_w, lang)
 
 
-@cache(maxsize=1 << 14)
+@cache(maxsize=LINE_CACHE)
 def _line_words(text: str, lex: str) -> tuple[int, int, dict[str, bool]]:
     """Words of a line (letters only, two units or more): how many, how many the lexicon knows, and
     whether it knows each distinct one."""
@@ -108,7 +108,7 @@ def _line_words(text: str, lex: str) -> tuple[int, int, dict[str, bool]]:
     return len(words), sum(known), dict(zip(words, known))
 
 
-@cache(maxsize=1 << 14)
+@cache(maxsize=LINE_CACHE)
 def _lines(
     ref: str, hyp: str, tag: str
 ) -> tuple[Line, Line, float, str, str | None, bool, bool, tuple[int, int, dict[str, bool]] | None]:
@@ -135,7 +135,7 @@ def _context_known(words: tuple[int, int, dict[str, bool]] | None, skip: str) ->
     return k / n if n else None
 
 
-@cache(maxsize=1 << 14)
+@cache(maxsize=LINE_CACHE)
 def _negation_count(text: str, lang: str) -> int:
     """Negation words in a line (negation characters for Chinese and Japanese)."""
     if lang in CJK_LANGS:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from semcer.alignment.context import EditContext
-from semcer.judges.base import JudgeBase, JudgeSpec
+from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW, EditContext
+from semcer.judges.base import JudgeBase, JudgeSpec, check_window
 from semcer.judges.distribution import Judgement
 from semcer.judges.rubric.features import feature_tuple
 from semcer.judges.rubric.lexicon import wordfreq_version
@@ -24,21 +24,26 @@ _FLAGS_NO_LEXICON = {r.id: (f"rule:{r.id}", "no-lexicon") for r in RULES}
 class RubricJudge(JudgeBase):
     """The embedded default judge: the rule table over :func:`edit_features`, offline, deterministic.
 
-    ``identity`` is ``rubric-<version>+<table hash>+wordfreq-<version>``; ``mode_mass`` is the
+    ``identity`` is ``rubric-<version>+<table hash>+wordfreq-<version>+ctx<window>``; ``mode_mass`` is the
     share of each distribution on the rule's level (1.0 gives one-hot distributions).
     Flags: ``rule:<id>`` names the rule applied; ``no-lexicon`` marks a letter, mark or ideograph
     edit in a language wordfreq has no list for, judged by class rules only.
     """
 
-    def __init__(self, mode_mass: float = MODE_MASS) -> None:
+    def __init__(self, mode_mass: float = MODE_MASS, context_window: int = DEFAULT_CONTEXT_WINDOW) -> None:
         if not 0.5 < mode_mass <= 1.0:
             raise ValueError(f"mode_mass must be in (0.5, 1], got {mode_mass}")
         self.mode_mass = mode_mass
+        self._window = check_window(context_window)
 
     @property
     def identity(self) -> str:
         soft = "" if self.mode_mass == MODE_MASS else f"+mass{self.mode_mass:g}"
-        return f"rubric-{RUBRIC_VERSION}+{table_hash()}{soft}+wordfreq-{wordfreq_version()}"
+        return f"rubric-{RUBRIC_VERSION}+{table_hash()}{soft}+wordfreq-{wordfreq_version()}+ctx{self._window}"
+
+    @property
+    def context_window(self) -> int:
+        return self._window
 
     def judge_one(self, ctx: EditContext) -> Judgement:
         """Judge one edit."""
@@ -54,7 +59,10 @@ class RubricJudge(JudgeBase):
         return [self.judge_one(c) for c in contexts]
 
     def spec(self) -> JudgeSpec:
-        return JudgeSpec("rubric", {} if self.mode_mass == MODE_MASS else {"mode_mass": self.mode_mass})
+        options: dict[str, float | int] = {} if self.mode_mass == MODE_MASS else {"mode_mass": self.mode_mass}
+        if self._window != DEFAULT_CONTEXT_WINDOW:
+            options["context_window"] = self._window
+        return JudgeSpec("rubric", options)
 
     def __repr__(self) -> str:
         return f"RubricJudge(mode_mass={self.mode_mass:g})"

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from semcer.caches import cache
+from semcer.caches import LINE_CACHE, cache
 from semcer.judges.rubric.classes import unit_kind
 from semcer.text.script import base_lang
 from semcer.text.units import graphemes
@@ -217,7 +217,7 @@ def _runs(flags: list[bool]) -> tuple[tuple[int, int] | None, ...]:
     return tuple(out)
 
 
-@cache(maxsize=1 << 14)
+@cache(maxsize=LINE_CACHE)
 def line_info(text: str) -> Line:
     """The :class:`Line` of ``text`` (cached by the text: every edit of a line shares it)."""
     units = graphemes(text)
