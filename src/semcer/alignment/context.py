@@ -39,10 +39,11 @@ class EditContext:
 
     ``ref`` and ``hyp`` are the lines after the text policy, or the window of them around the edit
     on a line longer than the window (``ref_start``/``hyp_start`` say where it starts);
-    ``ref_pos``/``hyp_pos`` are unit indices into them (for an insertion ``ref_pos`` is the index before which the unit would stand,
-    for a deletion ``hyp_pos`` likewise). ``marked_ref``/``marked_hyp`` are the lines with the edited
-    unit between ⟦ ⟧ (an empty ⟦⟧ on the side where nothing stands). ``lang`` is the item's language
-    tag, or the one detected from the script (``lang_source`` says which).
+    ``ref_pos``/``hyp_pos`` are unit indices into them (for an insertion ``ref_pos`` is the index
+    before which the unit would stand, for a deletion ``hyp_pos`` likewise). ``marked_ref`` and
+    ``marked_hyp`` are those texts with the edited unit between ⟦ ⟧ (an empty ⟦⟧ on the side where
+    nothing stands). ``lang`` is the item's language tag, or the one detected from the script
+    (``lang_source`` says which).
     """
 
     lang: str
