@@ -25,7 +25,7 @@ def test_parquet_round_trip_is_exact(tmp_path, filled_store):
     pq = pytest.importorskip("pyarrow.parquet")
     out = tmp_path / "edits.parquet"
     with JudgedEditStore(filled_store, readonly=True) as store:
-        assert store.export_parquet(out) == 190
+        assert store.export_parquet(out) == (190, 0)  # written, corrupt
     table = pq.read_table(out)
     for name in ("key", "judge", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",
                  "marked_ref", "marked_hyp", "p", "severity", "mode", "edit_class", "flags"):
@@ -35,14 +35,14 @@ def test_parquet_round_trip_is_exact(tmp_path, filled_store):
     assert row["mode"] == Judgement(tuple(row["p"])).mode
 
     with JudgedEditStore(tmp_path / "fresh.sqlite") as fresh:
-        assert fresh.import_parquet(out) == (190, 0)
-        assert fresh.import_parquet(out) == (0, 190)
+        assert fresh.import_parquet(out) == (190, 0, 0, 0)  # inserted, present, deterministic, one-hot
+        assert fresh.import_parquet(out) == (0, 190, 0, 0)
     assert dump(tmp_path / "fresh.sqlite") == dump(filled_store)
 
     only = tmp_path / "thirds.parquet"
     with JudgedEditStore(filled_store, readonly=True) as store:
         identity = FixedJudge(p=(1 / 3, 1 / 3, 1 / 3, 0.0, 0.0), name="thirds").identity
-        assert store.export_parquet(only, judge_identity=identity) == 40
+        assert store.export_parquet(only, judge_identity=identity).written == 40
     assert set(pq.read_table(only).column("judge").to_pylist()) == {identity}
 
 
@@ -114,7 +114,7 @@ def test_import_of_labelled_data_layout_without_store_extras(tmp_path, filled_st
     lean = pq.read_table(good).drop_columns(["edit_class", "flags", "created", "severity", "mode"])
     pq.write_table(lean, tmp_path / "lean.parquet")
     with JudgedEditStore(tmp_path / "target.sqlite") as target:
-        assert target.import_parquet(tmp_path / "lean.parquet") == (190, 0)
+        assert target.import_parquet(tmp_path / "lean.parquet") == (190, 0, 0, 0)
         hit = target.get_many([JudgedEditStore.key("counting:v1", make_ctx(0))])
         assert next(iter(hit.values())) == Judgement(p_of(make_ctx(0)))
 
@@ -125,7 +125,7 @@ def test_export_is_atomic(tmp_path, filled_store, monkeypatch):
 
     out = tmp_path / "out" / "edits.parquet"
     out.parent.mkdir()
-    out.write_bytes(b"previous export")
+    out.write_bytes(b"PAR1 previous export")
 
     def explode(*args, **kwargs):
         raise OSError("disk full")
@@ -133,7 +133,7 @@ def test_export_is_atomic(tmp_path, filled_store, monkeypatch):
     monkeypatch.setattr(store_module, "_rows_to_table", explode)
     with JudgedEditStore(filled_store, readonly=True) as store, pytest.raises(OSError, match="disk full"):
         store.export_parquet(out)
-    assert out.read_bytes() == b"previous export"
+    assert out.read_bytes() == b"PAR1 previous export"
     assert os.listdir(out.parent) == ["edits.parquet"]  # no temporary file left behind
 
 

@@ -76,7 +76,7 @@ def test_readonly_store(tmp_path):
 def test_put_and_get_many_first_writer_wins(tmp_path):
     with JudgedEditStore(tmp_path / "s.sqlite") as store:
         ctxs = [make_ctx(i) for i in range(2000)]  # more keys than one IN (...) chunk
-        rows = [(store.key("j", c), "j", c, Judgement(p_of(c), "digit", ("no-lexicon", "one-hot"))) for c in ctxs]
+        rows = [(store.key("j", c), "j", c, Judgement(p_of(c), "digit", ("no-lexicon", "label_mass=0.97"))) for c in ctxs]
         assert store.put_many(rows) == 2000
         assert store.put_many(rows[:10]) == 0
         other = (0.0, 0.0, 0.0, 0.0, 1.0)
@@ -84,7 +84,7 @@ def test_put_and_get_many_first_writer_wins(tmp_path):
         keys = [r[0] for r in rows] + ["0" * 64]
         got = store.get_many(keys + keys[:5])
         assert len(got) == 2000 and "0" * 64 not in got
-        assert got[rows[0][0]] == Judgement(p_of(ctxs[0]), "digit", ("no-lexicon", "one-hot"))
+        assert got[rows[0][0]] == Judgement(p_of(ctxs[0]), "digit", ("no-lexicon", "label_mass=0.97"))
         assert all(got[k].p == p_of(c) for k, c in zip(keys, ctxs))
         assert store.count("j") == 2000 and store.count("other") == 0 and store.judges() == [("j", 2000)]
 

@@ -15,8 +15,14 @@ is judged twice: not in a rerun, not in a resumed run, not when the same error o
 line.
 
   semcer store info STORE                    judges in the store and how many edits each
+  semcer store check STORE [--delete]        check every stored row; remove the corrupt ones
   semcer store export STORE OUT.parquet      write the judged edits to a Parquet file
   semcer store import STORE IN.parquet       add the judged edits of a Parquet file
+
+Every stored row is checked when it is read (its types, five probabilities in [0, 1] summing to
+1, a key that matches its content): a corrupt row is never used; a scoring run judges that edit
+again and replaces the row. `info`, `check` and `export` open the store read-only; a store in a
+read-only directory is then opened immutable (SQLite assumes nobody writes it meanwhile).
 
 Parquet files carry the columns of the labelled data in data/severity/ (lang, op, ref_unit,
 hyp_unit, ref_pos, hyp_pos, marked_ref, marked_hyp, p, severity, mode) plus key, judge, edit_class,
@@ -26,7 +32,11 @@ flags and created; they need pyarrow (pip install "semcer[parquet]").
 _EXPORT = """\
 Write the judged edits of STORE (all judges, or one with --judge) to OUT.parquet, one row per
 edit with its five level probabilities `p`, its expected rating `severity` and its most likely
-level `mode`. The file appears complete or not at all; an existing OUT is replaced.
+level `mode`. The file appears complete or not at all; an existing OUT is replaced when it is a
+Parquet file (never the store itself, nor any other kind of file).
+
+Every row is checked first; a corrupt row stops the export (nothing written) unless
+--skip-corrupt leaves it out. `semcer store check STORE --delete` removes corrupt rows.
 """
 
 _IMPORT = """\
@@ -34,7 +44,19 @@ Add the judged edits of IN.parquet to STORE (created if missing), for instance a
 colleague or judged on another machine. Every row is checked first: the columns and their types,
 five probabilities in [0, 1] summing to 1, a key that matches the judge and the edit. A bad row
 stops the import with its row number, and then nothing is added. An edit already in STORE is kept
-as it is.
+as it is. Rows are added in transactions of 5,000, so a `semcer score` writing the same store
+meanwhile waits for one batch, not for the whole file.
+
+Skipped and counted: rows of the deterministic built-in judges (identities compact-..., rubric-...),
+whose judgements are recomputed locally and never taken from a file, and one-hot fallbacks (LLM
+answers without probabilities), which the store never keeps.
+"""
+
+_CHECK = """\
+Check every row of STORE as it would be checked when read (types, five probabilities in [0, 1]
+summing to 1, flags, a key that matches the judge and the edit) and list the corrupt ones. Exit
+status 1 while corrupt rows remain. With --delete they are removed (a later run judges those edits
+again); without it the store is opened read-only and nothing changes.
 """
 
 _INFO = "Print the store's schema version and, for each judge identity, how many edits it has judged."
@@ -60,10 +82,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     action("info", "judges in the store and their edit counts", _INFO, _info,
            ("store", "STORE", "the store file (SQLite)"))
+    check = action("check", "check every stored row; remove the corrupt ones", _CHECK, _check,
+                   ("store", "STORE", "the store file (SQLite)"))
+    check.add_argument("--delete", action="store_true", help="remove the corrupt rows (opens the store for writing)")
     export = action("export", "write judged edits to a Parquet file", _EXPORT, _export,
                     ("store", "STORE", "the store file (SQLite)"), ("out", "OUT.parquet", "the Parquet file to write"))
     export.add_argument("--judge", metavar="IDENTITY", default=None,
                         help="export only the edits of this judge identity (as `semcer store info` lists it)")
+    export.add_argument("--skip-corrupt", action="store_true",
+                        help="leave corrupt rows out (and count them) instead of refusing to export")
     action("import", "add judged edits from a Parquet file", _IMPORT, _import,
            ("store", "STORE", "the store file (SQLite); created if missing"),
            ("source", "IN.parquet", "the Parquet file to read"))
@@ -87,19 +114,51 @@ def _info(args: argparse.Namespace) -> int:
     return 0
 
 
+_SHOWN = 10  # corrupt rows listed by `store check`
+
+
+def _check(args: argparse.Namespace) -> int:
+    with JudgedEditStore(args.store, readonly=not args.delete) as store:
+        report = store.check(delete=args.delete)
+    print(f"store: {args.store}")
+    print(f"rows checked: {report.rows}")
+    print(f"corrupt: {len(report.corrupt)}")
+    for key, reason in list(report.corrupt.items())[:_SHOWN]:
+        print(f"  {key[:16]}  {reason}")
+    if len(report.corrupt) > _SHOWN:
+        print(f"  ... and {len(report.corrupt) - _SHOWN} more")
+    if report.one_hot:
+        print(f"one-hot fallbacks: {report.one_hot} (stored by an older semcer; never reused, the next run asks again)")
+    if args.delete:
+        print(f"deleted: {report.deleted}")
+        return 0
+    if report.corrupt:
+        print(f"corrupt rows are never used; `semcer store check {args.store} --delete` removes them")
+        return 1
+    return 0
+
+
 def _export(args: argparse.Namespace) -> int:
     with JudgedEditStore(args.store, readonly=True) as store:
         if args.judge is not None and store.count(args.judge) == 0:
             known = ", ".join(repr(identity) for identity, _ in store.judges()) or "none"
             raise StoreError(f"{args.store}: no edits of judge {args.judge!r} (judges in the store: {known})")
-        n = store.export_parquet(args.out, judge_identity=args.judge)
-    print(f"exported {n} judged edits to {args.out}")
+        result = store.export_parquet(args.out, judge_identity=args.judge, skip_corrupt=args.skip_corrupt)
+    skipped = f" ({result.corrupt} corrupt rows left out)" if result.corrupt else ""
+    print(f"exported {result.written} judged edits to {args.out}{skipped}")
     return 0
 
 
 def _import(args: argparse.Namespace) -> int:
     with JudgedEditStore(args.store) as store:
-        inserted, present = store.import_parquet(args.source)
+        result = store.import_parquet(args.source)
         total = len(store)
-    print(f"imported {inserted} judged edits from {args.source} ({present} already present); {args.store} now holds {total}")
+    print(f"imported {result.inserted} judged edits from {args.source} ({result.present} already present); "
+          f"{args.store} now holds {total}")
+    if result.deterministic:
+        print(f"skipped {result.deterministic} rows of deterministic built-in judges (compact-..., rubric-...): "
+              "their judgements are recomputed locally, never taken from a file")
+    if result.one_hot:
+        print(f"skipped {result.one_hot} one-hot fallbacks (answers without probabilities): the store never keeps "
+              "them, the next run asks the judge again")
     return 0

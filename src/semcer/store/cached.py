@@ -9,19 +9,30 @@ from semcer.alignment.context import EditContext
 from semcer.errors import JudgeError
 from semcer.judges.base import Judge
 from semcer.judges.distribution import Judgement
-from semcer.store.sqlite import JudgedEditStore
+from semcer.store.keys import is_deterministic
+from semcer.store.sqlite import Found, JudgedEditStore
 
 
 @dataclass
 class CacheStats:
     """What one :func:`judge_cached` call did: ``total`` edits asked, ``unique`` distinct edits,
-    ``hits`` found in the store, ``judged`` sent to the judge, ``failures`` the judge failed on."""
+    ``hits`` found in the store, ``judged`` sent to the judge, ``failures`` the judge failed on.
+
+    ``corrupt``: stored rows that failed the read-back check (:func:`semcer.store.sqlite.check_row`);
+    never used, judged again, and replaced by the new judgement. ``stale``: stored one-hot fallbacks
+    (LLM answers without probabilities, stored by an older semcer); not reused, asked again.
+    ``overwritten``: for a deterministic judge (never read from the store), stored rows that
+    differed from the recomputation (forged, damaged, another build) and were overwritten.
+    """
 
     total: int
     unique: int
     hits: int
     judged: int
     failures: int
+    corrupt: int = 0
+    stale: int = 0
+    overwritten: int = 0
 
 
 def judge_cached(
@@ -31,26 +42,37 @@ def judge_cached(
     *,
     batch_size: int = 256,
     progress: Callable[[int, int], None] | None = None,
+    deterministic: bool | None = None,
 ) -> tuple[list[Judgement], CacheStats]:
     """Judge ``contexts`` through the store: each distinct edit at most once, ever.
 
     Identical edits within the call are judged once; edits already in the store are not judged;
     the rest go to ``judge.judge()`` in batches of ``batch_size``, each batch stored as soon as it
-    is judged, so a killed run loses at most the batch in flight. Failures are returned but not
-    stored. ``progress(done, total)`` counts distinct edits sent to the judge, after each batch.
-    Returns the judgements in input order.
+    is judged, so a killed run loses at most the batch in flight. Failures and one-hot fallbacks
+    are returned but not stored. Stored rows that fail the read-back check are never used: they
+    count as misses and their new judgement replaces them. ``progress(done, total)`` counts
+    distinct edits sent to the judge, after each batch. Returns the judgements in input order.
+
+    ``deterministic`` (default: decided from the identity, :func:`semcer.store.keys.is_deterministic`)
+    marks a judge whose answers are recomputed, never read back: every distinct edit is judged, and
+    the store is written (for exports and training) with the recomputed values winning over
+    whatever it held, so a forged row in the store can never change a score.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
     identity = judge.identity
+    if deterministic is None:
+        deterministic = is_deterministic(identity)
     keys = [JudgedEditStore.key(identity, ctx) for ctx in contexts]
     first: dict[str, EditContext] = {}
     for key, ctx in zip(keys, contexts):
         first.setdefault(key, ctx)
-    results = store.get_many(list(first)) if store is not None else {}
+    found = store.get_many(list(first)) if store is not None and not deterministic else Found()
+    results: dict[str, Judgement] = dict(found)
+    redo = {*found.corrupt, *found.one_hot}
     hits = len(results)
     misses = [key for key in first if key not in results]
-    failures = 0
+    failures = overwritten = 0
     for start in range(0, len(misses), batch_size):
         batch = misses[start : start + batch_size]
         judged = judge.judge([first[key] for key in batch])
@@ -59,8 +81,13 @@ def judge_cached(
         results.update(zip(batch, judged))
         failures += sum(1 for j in judged if j.p is None)
         if store is not None:
-            store.put_many([(key, identity, first[key], j) for key, j in zip(batch, judged)])
+            rows = [(key, identity, first[key], j) for key, j in zip(batch, judged)]
+            if deterministic:
+                overwritten += store.overwrite_many(rows)[1]
+            else:
+                store.put_many(rows, replace=redo.intersection(batch))
         if progress is not None:
             progress(start + len(batch), len(misses))
-    stats = CacheStats(total=len(contexts), unique=len(first), hits=hits, judged=len(misses), failures=failures)
+    stats = CacheStats(total=len(contexts), unique=len(first), hits=hits, judged=len(misses), failures=failures,
+                       corrupt=len(found.corrupt), stale=len(found.one_hot), overwritten=overwritten)
     return [results[key] for key in keys], stats

@@ -10,45 +10,133 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 from semcer.alignment.context import content_key
 from semcer.atomic import atomic_path
 from semcer.errors import StoreError
 from semcer.judges.distribution import LEVELS, check_distribution, expected_rating, mode_of
-from semcer.store.keys import edit_key
-from semcer.store.sqlite import COLUMNS, INSERT, SCHEMA_VERSION, JudgedEditStore, flags_from_text, flags_to_text
+from semcer.store.keys import edit_key, is_deterministic
+from semcer.store.sqlite import (
+    COLUMNS,
+    INSERT,
+    ONE_HOT_FLAG,
+    SCHEMA_VERSION,
+    JudgedEditStore,
+    check_row,
+    corrupt_message,
+    flags_from_text,
+    flags_to_text,
+)
 from semcer.version import __version__
 
 #: Rows per Parquet record batch on export and import (bounds memory on large stores).
 PARQUET_BATCH = 50_000
 
+#: Rows per write transaction of an import: a concurrent writer waits for one batch at most, not
+#: for the whole file (5,000 rows hold the lock for some tens of milliseconds).
+IMPORT_BATCH = 5_000
+
+#: Pause (seconds) after each import transaction, in which writers waiting for the lock get it.
+IMPORT_PAUSE_S = 0.005
+
 PARQUET_HINT = 'Parquet support needs pyarrow: pip install "semcer[parquet]"'
 
+_MAGIC = b"PAR1"
 
-def export_parquet(store: JudgedEditStore, path: str | os.PathLike, *, judge_identity: str | None = None) -> int:
-    """Write the store (or one judge's edits) to a Parquet file, all or nothing; returns rows written."""
+
+class ExportResult(NamedTuple):
+    """What an export did: ``written`` rows, ``corrupt`` rows left out (only with ``skip_corrupt``)."""
+
+    written: int
+    corrupt: int = 0
+
+
+class ImportResult(NamedTuple):
+    """What an import did: ``inserted`` rows, ``present`` already in the store (kept as they were),
+    ``deterministic`` rows of a deterministic built-in judge (:data:`semcer.store.keys.DETERMINISTIC_PREFIXES`) and
+    ``one_hot`` one-hot fallbacks, both skipped (see :func:`import_parquet`)."""
+
+    inserted: int
+    present: int
+    deterministic: int = 0
+    one_hot: int = 0
+
+
+def export_parquet(store: JudgedEditStore, path: str | os.PathLike, *, judge_identity: str | None = None,
+                   skip_corrupt: bool = False) -> ExportResult:
+    """Write the store (or one judge's edits) to a Parquet file, all or nothing.
+
+    Every row passes the store's read-back check (:func:`semcer.store.sqlite.check_row`) first: a
+    corrupt row is a StoreError and nothing is written, or with ``skip_corrupt`` it is left out and
+    counted. ``path`` may not be the store itself (however spelled), nor an existing file that is
+    not a Parquet file (it is never overwritten).
+    """
     pa, pq = _pyarrow()
+    _check_output(store, path)
     schema = _parquet_schema(pa)
     where, params = ("WHERE judge = ?", (judge_identity,)) if judge_identity is not None else ("", ())
     written = 0
+    corrupt: dict[str, str] = {}
     with store.reading() as conn, atomic_path(path) as tmp:
         cursor = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM judged_edits {where} ORDER BY judge, key", params)
         with pq.ParquetWriter(tmp, schema) as writer:
             while batch := cursor.fetchmany(PARQUET_BATCH):
-                writer.write_table(_rows_to_table(pa, schema, batch))
-                written += len(batch)
+                good = []
+                for row in batch:
+                    reason = check_row(row)
+                    if reason:
+                        corrupt[row[0] if isinstance(row[0], str) else repr(row[0])] = reason
+                    else:
+                        good.append(row)
+                if good:
+                    writer.write_table(_rows_to_table(pa, schema, good))
+                    written += len(good)
             if written == 0:
                 writer.write_table(schema.empty_table())
-    return written
+        if corrupt and not skip_corrupt:
+            raise StoreError(corrupt_message(store.path, corrupt, written + len(corrupt),
+                                             what=f"nothing exported to {path} (--skip-corrupt exports the rest)"))
+    return ExportResult(written, len(corrupt))
 
 
-def import_parquet(store: JudgedEditStore, path: str | os.PathLike) -> tuple[int, int]:
-    """Add the judged edits of a Parquet file to ``store``; returns (inserted, already present).
+def _check_output(store: JudgedEditStore, path: str | os.PathLike) -> None:
+    """Refuse an output path that is the store (or its -wal/-shm), a directory, or a non-Parquet file."""
+    out = Path(path)
+    if not out.exists():
+        return
+    for own in (store.path, Path(f"{store.path}-wal"), Path(f"{store.path}-shm")):
+        try:
+            same = os.path.samefile(out, own)
+        except OSError:
+            same = False
+        if same:
+            raise StoreError(f"{path}: is the store {store.path} itself; give the Parquet file another name "
+                             f"(e.g. {store.path.with_suffix('.parquet').name})")
+    if out.is_dir():
+        raise StoreError(f"{path}: is a directory; give a file name (e.g. {out / 'judged.parquet'})")
+    try:
+        with open(out, "rb") as fh:
+            head = fh.read(len(_MAGIC))
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot be read to check what it is ({exc.strerror}); choose another output file") from None
+    if head and head != _MAGIC:
+        raise StoreError(f"{path}: exists and is not a Parquet file; not overwritten (remove it, or choose another name)")
 
-    The file is checked first (columns and types, five probabilities in [0, 1] summing to 1,
-    keys matching their content); a bad row is a StoreError naming the file and the row, and
-    then nothing is imported.
+
+def import_parquet(store: JudgedEditStore, path: str | os.PathLike) -> ImportResult:
+    """Add the judged edits of a Parquet file to ``store``.
+
+    The whole file is checked first (columns and types, five probabilities in [0, 1] summing to 1,
+    keys matching their content); a bad row is a StoreError naming the file and the row, and then
+    nothing is imported. The rows are then inserted in transactions of :data:`IMPORT_BATCH` rows,
+    so that other writers of the store (a concurrent ``semcer score``) wait for one batch at most;
+    an import stopped midway leaves the batches done (every row checked), and a rerun adds the rest.
+
+    Skipped, and counted in the result: rows of a deterministic built-in judge (their judgements are
+    recomputed locally and never taken from a file, so a forged row cannot change a score), and
+    one-hot fallbacks (the store never keeps them; the next run asks the judge again).
     """
     pa, pq = _pyarrow()
     try:
@@ -57,19 +145,44 @@ def import_parquet(store: JudgedEditStore, path: str | os.PathLike) -> tuple[int
         raise StoreError(f"{path}: not a readable Parquet file ({exc})") from None
     columns = _check_parquet_schema(pa, parquet.schema_arrow, path)
     now = time.time()
-    inserted = present = 0
-    row_index = 0
-    with store.transaction() as conn:
-        for batch in parquet.iter_batches(batch_size=PARQUET_BATCH, columns=columns):
-            data = batch.to_pydict()
-            values = [_import_row(data, i, row_index + i, path, now) for i in range(batch.num_rows)]
+    for _ in _checked_rows(parquet, columns, path, now):  # the whole file, before anything is written
+        pass
+    inserted = present = deterministic = one_hot = 0
+    pending: list[tuple] = []
+
+    def flush() -> None:
+        nonlocal inserted, present
+        with store.transaction() as conn:
             before = conn.total_changes
-            conn.executemany(INSERT, values)
+            conn.executemany(INSERT, pending)
             added = conn.total_changes - before
-            inserted += added
-            present += len(values) - added
-            row_index += batch.num_rows
-    return inserted, present
+        inserted += added
+        present += len(pending) - added
+        pending.clear()
+        time.sleep(IMPORT_PAUSE_S)  # let a waiting writer in
+
+    for values in _checked_rows(parquet, columns, path, now):
+        if is_deterministic(values[1]):
+            deterministic += 1
+        elif ONE_HOT_FLAG in flags_from_text(values[COLUMNS.index("flags")]):
+            one_hot += 1
+        else:
+            pending.append(values)
+            if len(pending) >= IMPORT_BATCH:
+                flush()
+    if pending:
+        flush()
+    return ImportResult(inserted, present, deterministic, one_hot)
+
+
+def _checked_rows(parquet: Any, columns: list[str], path: Any, now: float) -> Any:
+    """Every row of the file as INSERT values, checked (:func:`_import_row`)."""
+    row_index = 0
+    for batch in parquet.iter_batches(batch_size=PARQUET_BATCH, columns=columns):
+        data = batch.to_pydict()
+        for i in range(batch.num_rows):
+            yield _import_row(data, i, row_index + i, path, now)
+        row_index += batch.num_rows
 
 
 _REQUIRED_STRINGS = ("key", "judge", "lang", "op", "ref_unit", "hyp_unit", "marked_ref", "marked_hyp")

@@ -5,6 +5,12 @@ pair), never by the line id or where the line stands, so an identical edit elsew
 or in another corpus, is a hit. All five probabilities are stored, so a change of rating values
 needs no new judging. Several processes may write one store at once (WAL mode, writers wait for
 each other); a run killed at any moment loses at most the batch it was judging.
+
+Nothing read back is trusted blindly: every row passes :func:`check_row` (its types, the one
+distribution check :func:`semcer.judges.distribution.check_distribution`, a key that matches its
+content) before it is used; a row that fails is reported, never used. Judgements flagged
+:data:`ONE_HOT_FLAG` (an LLM answer without probabilities) are never stored, so a later run asks
+again.
 """
 
 from __future__ import annotations
@@ -15,15 +21,19 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from semcer.alignment.context import EditContext
+from semcer.alignment.context import EditContext, content_key
 from semcer.errors import StoreError
 from semcer.judges.distribution import Judgement, check_distribution
 from semcer.store.keys import edit_key
 from semcer.version import __version__
+
+if TYPE_CHECKING:
+    from semcer.store.parquet import ExportResult, ImportResult
 
 #: Version of the on-disk layout; a store with a higher version is refused, never guessed at.
 SCHEMA_VERSION = 1
@@ -33,6 +43,16 @@ BUSY_TIMEOUT_S = 120.0
 
 #: Keys per ``IN (...)`` query: under SQLite's historical limit of 999 bound parameters.
 _IN_CHUNK = 900
+
+#: While waiting for another writer's lock, the longest pause (seconds) before asking again. Short,
+#: so that a writer queued behind a long import gets the lock in the import's next pause between
+#: batches (SQLite's own busy handler sleeps up to 100 ms between tries and can miss every pause).
+_LOCK_POLL_S = 0.002
+
+#: The flag of a judgement read from an LLM's answer text alone, without probabilities: the same
+#: string as :data:`semcer.judges.llm.ONE_HOT_FLAG` (a test ties the two; importing it from there
+#: would load the LLM backends with every store). Such judgements are never stored.
+ONE_HOT_FLAG = "one-hot"
 
 COLUMNS = (
     "key", "judge", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",
@@ -63,7 +83,23 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS judged_edits_judge ON judged_edits (judge)",
 )
 
-INSERT = f"INSERT OR IGNORE INTO judged_edits ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
+_PLACEHOLDERS = ", ".join("?" * len(COLUMNS))
+INSERT = f"INSERT OR IGNORE INTO judged_edits ({', '.join(COLUMNS)}) VALUES ({_PLACEHOLDERS})"
+REPLACE = f"INSERT OR REPLACE INTO judged_edits ({', '.join(COLUMNS)}) VALUES ({_PLACEHOLDERS})"
+
+#: What an overwrite compares and sets (not the positions of the first occurrence, nor the time).
+_CONTENT = ("judge", "lang", "op", "ref_unit", "hyp_unit", "marked_ref", "marked_hyp",
+            "p0", "p1", "p2", "p3", "p4", "edit_class", "flags")
+_OVERWRITE = (
+    "UPDATE judged_edits SET " + ", ".join(f"{c} = ?" for c in _CONTENT) + ", ref_pos = ?, hyp_pos = ?, created = ? "
+    "WHERE key = ? AND (" + " OR ".join(f"{c} IS NOT ?" for c in _CONTENT)
+    + " OR typeof(ref_pos) <> 'integer' OR typeof(hyp_pos) <> 'integer' OR typeof(created) NOT IN ('real', 'integer'))"
+)
+
+_SELECT = f"SELECT {', '.join(COLUMNS)} FROM judged_edits"
+_TEXT_COLUMNS = ("key", "judge", "lang", "op", "ref_unit", "hyp_unit", "marked_ref", "marked_hyp", "edit_class", "flags")
+_I = {name: i for i, name in enumerate(COLUMNS)}
+_P = slice(_I["p0"], _I["p4"] + 1)
 
 
 def flags_to_text(flags: Sequence[str]) -> str:
@@ -74,16 +110,127 @@ def flags_from_text(text: str) -> tuple[str, ...]:
     return () if text == "[]" else tuple(json.loads(text))
 
 
+def _kind(value: object) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, str):
+        return f"text {value[:24]!r}"
+    if isinstance(value, bytes):
+        return f"a {len(value)}-byte blob"
+    return f"{type(value).__name__} {value!r}"
+
+
+def check_row(row: Sequence[Any]) -> str:
+    """Why a stored row (values in ``COLUMNS`` order) may not be used, or "" when it is sound.
+
+    Text columns must hold text and positions integers (SQLite keeps any value in any column); the
+    five probabilities must be numbers that pass :func:`check_distribution` (the check, with its one
+    tolerance, that every distribution from a judge or a file passes); ``flags`` must be a JSON list
+    of strings; and the key must be the hash of the row's judge and content, so that a row whose
+    text was damaged is never taken for another edit's judgement.
+    """
+    for name in _TEXT_COLUMNS:
+        if type(row[_I[name]]) is not str:
+            return f"{name} is {_kind(row[_I[name]])}, not text"
+    for name in ("ref_pos", "hyp_pos"):
+        if type(row[_I[name]]) is not int:
+            return f"{name} is {_kind(row[_I[name]])}, not an integer"
+    if type(row[_I["created"]]) not in (float, int):
+        return f"created is {_kind(row[_I['created']])}, not a number"
+    p = row[_P]
+    for k, value in enumerate(p):
+        if type(value) not in (float, int):
+            return f"p{k} is {_kind(value)}, not a number"
+    try:
+        check_distribution(p)
+    except ValueError as exc:
+        return str(exc)
+    flags = row[_I["flags"]]
+    if flags != "[]":
+        try:
+            parsed = json.loads(flags)
+        except ValueError:
+            parsed = None
+        if type(parsed) is not list or not all(type(f) is str for f in parsed):
+            return f"flags are not a JSON list of strings: {flags[:40]!r}"
+    op = row[_I["op"]]
+    if op not in ("S", "D", "I"):
+        return f"op is {op!r}, expected S, D or I"
+    key = edit_key(row[_I["judge"]], content_key(row[_I["lang"]], op, row[_I["marked_ref"]], row[_I["marked_hyp"]]))
+    if row[_I["key"]] != key:
+        return "key does not match its judge, lang, op and marked pair"
+    return ""
+
+
+def _judgement(row: Sequence[Any]) -> Judgement:
+    """The judgement of a row that passed :func:`check_row`."""
+    p = tuple(float(x) for x in row[_P])
+    return Judgement(p, row[_I["edit_class"]], flags_from_text(row[_I["flags"]]))  # type: ignore[arg-type]
+
+
+def corrupt_message(path: Path, corrupt: dict[str, str], of: int, *, what: str = "not used") -> str:
+    """One line on corrupt rows: how many, the first and why, and what to do."""
+    key, reason = next(iter(corrupt.items()))
+    n = len(corrupt)
+    return (f"{path}: {n} corrupt row{'s' if n != 1 else ''} of {of} (first: key {key[:12]}: {reason}); {what}. "
+            f"`semcer store check {path} --delete` removes them (a rerun then judges those edits again)")
+
+
+class Found(dict[str, Judgement]):
+    """What :meth:`JudgedEditStore.get_many` found: key -> judgement, for sound rows only.
+
+    ``corrupt`` maps the keys of rows that failed :func:`check_row` to the reason; ``one_hot``
+    lists the keys whose stored judgement is a one-hot fallback (stored by an older semcer).
+    Neither is in the mapping: to the caller they are misses, to be judged again, and the new
+    judgement replaces the old row (``put_many(..., replace=...)``).
+    """
+
+    corrupt: dict[str, str]
+    one_hot: list[str]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.corrupt = {}
+        self.one_hot = []
+
+
+class Rows(list[dict[str, Any]]):
+    """What :meth:`JudgedEditStore.rows` returns; ``corrupt`` maps the keys of rows left out to the reason."""
+
+    corrupt: dict[str, str]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.corrupt = {}
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """What :meth:`JudgedEditStore.check` found: ``rows`` checked, ``corrupt`` key -> reason (a key
+    that is not text shows as ``rowid N``), ``one_hot`` one-hot fallbacks stored by an older semcer
+    (sound, but asked again by the next run), ``deleted`` corrupt rows removed."""
+
+    rows: int
+    corrupt: dict[str, str] = field(default_factory=dict)
+    one_hot: int = 0
+    deleted: int = 0
+
+
 class JudgedEditStore:
     """Judged edits in one SQLite file, keyed by judge identity and edit content.
 
-    ``readonly=True`` opens an existing store without creating or changing anything. The handle may
-    be used from several threads of one process; other processes open their own handle.
+    ``readonly=True`` opens an existing store without creating or changing anything. When SQLite
+    cannot read a WAL store there because the file or its directory is not writable (it needs to
+    create ``STORE-shm``), the store is opened *immutable* (``?mode=ro&immutable=1``; ``immutable``
+    says so): SQLite then takes no locks and assumes that nobody changes the file while it is open,
+    so a writer elsewhere at the same time may make the reads wrong. The handle may be used from
+    several threads of one process; other processes open their own handle.
     """
 
     def __init__(self, path: str | os.PathLike, *, readonly: bool = False) -> None:
         self.path = Path(path)
         self.readonly = readonly
+        self.immutable = False
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         try:
@@ -91,6 +238,12 @@ class JudgedEditStore:
             self.schema_version = self._init_schema()
         except sqlite3.Error as exc:
             self._close_quietly()
+            if not readonly and "readonly" in str(exc):
+                raise StoreError(
+                    f"{self.path}: cannot be written ({exc}); a store needs write access to the file and its "
+                    f"directory (WAL mode keeps {self.path.name}-wal and {self.path.name}-shm beside it): copy it "
+                    "somewhere writable, or read it with `semcer store info` or `semcer store export`"
+                ) from None
             raise StoreError(f"{self.path}: not a usable semcer store ({exc})") from None
         except StoreError:
             self._close_quietly()
@@ -98,13 +251,15 @@ class JudgedEditStore:
 
     # -- opening -------------------------------------------------------------------------------
 
-    def _connect(self) -> sqlite3.Connection:
+    def _connect(self, *, immutable: bool = False) -> sqlite3.Connection:
         if self.path.is_dir():
             raise StoreError(f"{self.path}: is a directory, expected a store file")
         if self.readonly:
             if not self.path.exists():
                 raise StoreError(f"{self.path}: no such store")
-            uri = f"{self.path.resolve().as_uri()}?mode=ro"
+            if not os.access(self.path, os.R_OK):
+                raise StoreError(f"{self.path}: permission denied (the store file is not readable)")
+            uri = f"{self.path.resolve().as_uri()}?mode=ro{'&immutable=1' if immutable else ''}"
             conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         else:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
@@ -115,7 +270,7 @@ class JudgedEditStore:
         conn = self._conn
         assert conn is not None
         if self.readonly:
-            return self._check_existing(conn, allow_empty=False)
+            return self._open_readonly(conn)
         self._retry_locked(lambda: self._ensure_wal(conn))
         # synchronous=NORMAL in WAL mode survives a killed process; only a power cut may lose the
         # last transactions, which for a cache means re-judging a few edits.
@@ -140,6 +295,33 @@ class JudgedEditStore:
                 conn.execute("ROLLBACK")
             raise
         return version
+
+    def _open_readonly(self, conn: sqlite3.Connection) -> int:
+        """The schema version through a read-only connection, reopened immutable when it must be.
+
+        A read-only connection to a WAL store needs ``STORE-shm``; when that does not exist and
+        cannot be created (a read-only directory, a file the reader may not write), SQLite fails
+        with "attempt to write a readonly database". Then, unless a write-ahead log with content
+        lies beside the store (whose transactions an immutable open would not see), the store is
+        reopened immutable.
+        """
+        try:
+            return self._check_existing(conn, allow_empty=False)
+        except sqlite3.OperationalError as exc:
+            if "readonly" not in str(exc) and "unable to open" not in str(exc):
+                raise
+        wal = Path(f"{self.path}-wal")
+        if wal.exists() and wal.stat().st_size > 0:
+            raise StoreError(
+                f"{self.path}: cannot be read without write access to its directory: {wal.name} holds "
+                "transactions not yet merged into the store; let a process that may write there open it once "
+                "(`semcer store import` or `semcer score --store` merge the log when they end), or copy the "
+                "store with its -wal file somewhere writable"
+            )
+        self._close_quietly()
+        self._conn = self._connect(immutable=True)
+        self.immutable = True
+        return self._check_existing(self._conn, allow_empty=False)
 
     @staticmethod
     def _ensure_wal(conn: sqlite3.Connection) -> None:
@@ -210,7 +392,7 @@ class JudgedEditStore:
         if self.readonly:
             raise StoreError(f"{self.path}: store was opened read-only")
         with self._db() as conn:
-            conn.execute("BEGIN IMMEDIATE")
+            self._begin_immediate(conn)
             try:
                 yield conn
                 conn.execute("COMMIT")
@@ -218,6 +400,29 @@ class JudgedEditStore:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
                 raise
+
+    def _begin_immediate(self, conn: sqlite3.Connection) -> None:
+        """BEGIN IMMEDIATE; while another writer holds the lock, ask again every few milliseconds,
+        for up to BUSY_TIMEOUT_S (SQLite's own busy handler sleeps up to 100 ms between tries, so a
+        writer behind a long import, which pauses briefly between its batches, could miss every pause)."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        delay = 0.0002
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            while True:
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as exc:
+                    if "locked" not in str(exc) and "busy" not in str(exc):
+                        raise
+                    if time.monotonic() >= deadline:
+                        raise StoreError(f"{self.path}: database is locked: another process has held the write "
+                                         f"lock for {BUSY_TIMEOUT_S:g} s") from None
+                time.sleep(delay)
+                delay = min(delay * 2, _LOCK_POLL_S)
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
     def _close_quietly(self) -> None:
         if self._conn is not None:
@@ -246,32 +451,36 @@ class JudgedEditStore:
         """sha256 hex of the judge identity and the edit's content key (not its line id or position)."""
         return edit_key(judge_identity, ctx.content_key())
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, Judgement]:
-        """The stored judgements of those ``keys`` that are in the store (misses are absent)."""
+    def get_many(self, keys: Sequence[str]) -> Found:
+        """The stored judgements of those ``keys`` that are in the store and sound (misses are absent).
+
+        Every row passes :func:`check_row` first; the keys of rows that fail are in the result's
+        ``corrupt`` (with the reason), those of stored one-hot fallbacks in its ``one_hot``, and
+        neither is returned as a judgement (:class:`Found`).
+        """
         unique = list(dict.fromkeys(keys))
-        found: dict[str, Judgement] = {}
+        found = Found()
         with self._db() as conn:
             for start in range(0, len(unique), _IN_CHUNK):
                 chunk = unique[start : start + _IN_CHUNK]
-                rows = conn.execute(
-                    f"SELECT key, p0, p1, p2, p3, p4, edit_class, flags FROM judged_edits "
-                    f"WHERE key IN ({','.join('?' * len(chunk))})",
-                    chunk,
-                )
-                for row in rows:
-                    found[row[0]] = Judgement(row[1:6], row[6], flags_from_text(row[7]))
+                for row in conn.execute(f"{_SELECT} WHERE key IN ({','.join('?' * len(chunk))})", chunk):
+                    reason = check_row(row)
+                    if reason:
+                        found.corrupt[row[0]] = reason
+                        continue
+                    judgement = _judgement(row)
+                    if ONE_HOT_FLAG in judgement.flags:
+                        found.one_hot.append(row[0])
+                    else:
+                        found[row[0]] = judgement
         return found
 
-    def put_many(self, rows: Sequence[tuple[str, str, EditContext, Judgement]]) -> int:
-        """Store ``(key, judge_identity, ctx, judgement)`` rows in one transaction; returns rows inserted.
-
-        A key already present is left as it is (the first writer wins). Failed judgements
-        (``p is None``) are skipped so that the next run judges them again.
-        """
+    def _values(self, rows: Sequence[tuple[str, str, EditContext, Judgement]]) -> list[tuple]:
+        """INSERT values of the rows worth storing: checked; failures and one-hot fallbacks left out."""
         now = time.time()
         values = []
         for key, identity, ctx, judgement in rows:
-            if judgement.p is None:
+            if judgement.p is None or ONE_HOT_FLAG in judgement.flags:
                 continue
             if key != self.key(identity, ctx):
                 raise ValueError(f"key {key} does not belong to judge {identity!r} and edit {ctx.content_key()!r}")
@@ -285,12 +494,52 @@ class JudgedEditStore:
                 ctx.marked_ref, ctx.marked_hyp, *p,
                 judgement.edit_class, flags_to_text(judgement.flags), now,
             ))
+        return values
+
+    def put_many(self, rows: Sequence[tuple[str, str, EditContext, Judgement]], *,
+                 replace: Collection[str] = ()) -> int:
+        """Store ``(key, judge_identity, ctx, judgement)`` rows in one transaction; returns rows written.
+
+        A key already present is left as it is (the first writer wins), unless it is in ``replace``
+        (keys that :meth:`get_many` found corrupt or one-hot): then the new judgement replaces the
+        stored row. Failed judgements (``p is None``) and one-hot fallbacks (flag
+        :data:`ONE_HOT_FLAG`) are skipped, so that the next run judges them again.
+        """
+        values = self._values(rows)
         if not values:
             return 0
+        replacing = [v for v in values if v[0] in replace] if replace else []
+        inserting = [v for v in values if v[0] not in replace] if replace else values
+        with self._write() as conn:
+            before = conn.total_changes
+            if inserting:
+                conn.executemany(INSERT, inserting)
+            if replacing:
+                conn.executemany(REPLACE, replacing)
+            return conn.total_changes - before
+
+    def overwrite_many(self, rows: Sequence[tuple[str, str, EditContext, Judgement]]) -> tuple[int, int]:
+        """Store rows as the truth, in one transaction; returns (inserted, overwritten).
+
+        For judges whose answers are recomputed and never read back (the deterministic built-ins):
+        a missing row is inserted, and a stored row whose content, probabilities, class or flags
+        differ from the new one (forged, damaged, or written by another build) is overwritten; rows
+        that agree are left alone. Failures and one-hot fallbacks are skipped, as by :meth:`put_many`.
+        """
+        values = self._values(rows)
+        if not values:
+            return 0, 0
+        content = [_I[c] for c in _CONTENT]
+        updates = [
+            (*(v[i] for i in content), v[_I["ref_pos"]], v[_I["hyp_pos"]], v[_I["created"]], v[0], *(v[i] for i in content))
+            for v in values
+        ]
         with self._write() as conn:
             before = conn.total_changes
             conn.executemany(INSERT, values)
-            return conn.total_changes - before
+            inserted = conn.total_changes - before
+            conn.executemany(_OVERWRITE, updates)
+            return inserted, conn.total_changes - before - inserted
 
     # -- counts --------------------------------------------------------------------------------
 
@@ -309,34 +558,65 @@ class JudgedEditStore:
         with self._db() as conn:
             return list(conn.execute("SELECT judge, count(*) FROM judged_edits GROUP BY judge ORDER BY judge"))
 
-    def rows(self, judge_identity: str | None = None) -> list[dict[str, Any]]:
-        """Every stored edit (of one judge or all) as a dict, ordered by key: for training on a store."""
-        sql = ("SELECT key, judge, lang, op, ref_unit, hyp_unit, ref_pos, hyp_pos, marked_ref, marked_hyp, "
-               "p0, p1, p2, p3, p4, edit_class FROM judged_edits")
-        args: tuple = ()
+    def rows(self, judge_identity: str | None = None, *, skip_corrupt: bool = False) -> Rows:
+        """Every stored edit (of one judge or all) as a dict, ordered by key: for training on a store.
+
+        Every row passes :func:`check_row` first. Corrupt rows are a StoreError (how many, the first
+        and why), or with ``skip_corrupt`` are left out and listed in the result's ``corrupt``.
+        """
+        sql, args = f"{_SELECT} ORDER BY key", []
         if judge_identity is not None:
-            sql += " WHERE judge = ?"
-            args = (judge_identity,)
+            sql, args = f"{_SELECT} WHERE judge = ? ORDER BY key", [judge_identity]
+        out = Rows()
         with self._db() as conn:
-            return [
-                {"key": r[0], "judge": r[1], "lang": r[2], "op": r[3], "ref_unit": r[4], "hyp_unit": r[5],
-                 "ref_pos": r[6], "hyp_pos": r[7], "marked_ref": r[8], "marked_hyp": r[9],
-                 "p": tuple(r[10:15]), "edit_class": r[15]}
-                for r in conn.execute(sql + " ORDER BY key", args)
-            ]
+            for r in conn.execute(sql, args):
+                reason = check_row(r)
+                if reason:
+                    out.corrupt[r[0] if isinstance(r[0], str) else repr(r[0])] = reason
+                    continue
+                out.append({"key": r[0], "judge": r[1], "lang": r[2], "op": r[3], "ref_unit": r[4], "hyp_unit": r[5],
+                            "ref_pos": r[6], "hyp_pos": r[7], "marked_ref": r[8], "marked_hyp": r[9],
+                            "p": tuple(float(x) for x in r[_P]), "edit_class": r[_I["edit_class"]]})
+        if out.corrupt and not skip_corrupt:
+            raise StoreError(corrupt_message(self.path, out.corrupt, len(out) + len(out.corrupt)))
+        return out
+
+    def check(self, *, delete: bool = False) -> CheckReport:
+        """Check every stored row (:func:`check_row`); with ``delete``, remove the corrupt ones."""
+        corrupt: dict[str, str] = {}
+        rowids: list[int] = []
+        n = one_hot = 0
+        with self._db() as conn:
+            for rowid, *row in conn.execute(f"SELECT rowid, {', '.join(COLUMNS)} FROM judged_edits ORDER BY rowid"):
+                n += 1
+                reason = check_row(row)
+                if reason:
+                    corrupt[row[0] if isinstance(row[0], str) else f"rowid {rowid}"] = reason
+                    rowids.append(rowid)
+                elif ONE_HOT_FLAG in flags_from_text(row[_I["flags"]]):
+                    one_hot += 1
+        deleted = 0
+        if delete:
+            for start in range(0, len(rowids), _IN_CHUNK):
+                chunk = rowids[start : start + _IN_CHUNK]
+                with self._write() as conn:
+                    sql = f"DELETE FROM judged_edits WHERE rowid IN ({','.join('?' * len(chunk))})"
+                    deleted += conn.execute(sql, chunk).rowcount
+        return CheckReport(n, corrupt, one_hot, deleted)
 
     # -- Parquet (semcer.store.parquet) --------------------------------------------------------
 
-    def export_parquet(self, path: str | os.PathLike, *, judge_identity: str | None = None) -> int:
-        """Write the store (or one judge's edits) to a Parquet file, all or nothing; returns rows written.
-        See :func:`semcer.store.parquet.export_parquet`."""
+    def export_parquet(self, path: str | os.PathLike, *, judge_identity: str | None = None,
+                       skip_corrupt: bool = False) -> ExportResult:
+        """Write the store (or one judge's edits) to a Parquet file, all or nothing; returns an
+        ``ExportResult`` (rows written, corrupt rows left out). See :func:`semcer.store.parquet.export_parquet`."""
         from semcer.store.parquet import export_parquet
 
-        return export_parquet(self, path, judge_identity=judge_identity)
+        return export_parquet(self, path, judge_identity=judge_identity, skip_corrupt=skip_corrupt)
 
-    def import_parquet(self, path: str | os.PathLike) -> tuple[int, int]:
-        """Add the judged edits of a Parquet file; returns (inserted, already present).
-        See :func:`semcer.store.parquet.import_parquet`."""
+    def import_parquet(self, path: str | os.PathLike) -> ImportResult:
+        """Add the judged edits of a Parquet file; returns an ``ImportResult`` (inserted, already present,
+        and the rows skipped). See :func:`semcer.store.parquet.import_parquet`."""
         from semcer.store.parquet import import_parquet
 
         return import_parquet(self, path)
