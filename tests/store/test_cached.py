@@ -180,3 +180,68 @@ def test_killed_at_a_random_moment_loses_at_most_the_batch_in_flight(tmp_path):
     first, second = _rerun_and_check(tmp_path, log1)
     twice = set(first) & set(second)
     assert len(twice) <= 8 and twice <= set(first[-8:])  # only the last batch, judged but not yet stored
+
+
+# -- one-hot fallbacks (issue 11, item 4) ----------------------------------------------------------
+
+
+class _Answering:
+    """An LLM-like judge: one-hot readings (no probabilities came back) until the server is fixed."""
+
+    identity = "llm/t1:openai:model=tiny:labels=0|1|2|3|4"
+
+    def __init__(self, fixed: bool) -> None:
+        self.fixed, self.judged = fixed, 0
+
+    def judge(self, contexts):
+        self.judged += len(contexts)
+        if self.fixed:
+            return [Judgement(p_of(c), flags=("label_mass=0.98",)) for c in contexts]
+        return [Judgement((0.0, 0.0, 1.0, 0.0, 0.0), flags=("one-hot",)) for c in contexts]
+
+
+def test_the_store_skips_the_llm_judges_one_hot_flag():
+    from semcer.judges.llm import ONE_HOT_FLAG
+    from semcer.store.sqlite import ONE_HOT_FLAG as STORE_FLAG
+
+    assert STORE_FLAG == ONE_HOT_FLAG == "one-hot"
+
+
+def test_one_hot_fallbacks_are_used_but_never_stored(tmp_path):
+    contexts = [make_ctx(i) for i in range(12)]
+    with JudgedEditStore(tmp_path / "s.sqlite") as store:
+        broken = _Answering(fixed=False)
+        first, stats = judge_cached(broken, contexts, store, batch_size=5)
+        assert [j.p for j in first] == [(0.0, 0.0, 1.0, 0.0, 0.0)] * 12 and stats.judged == 12
+        assert len(store) == 0  # not stored: the next run asks again
+        assert store.put_many([(store.key("j", contexts[0]), "j", contexts[0], first[0])]) == 0
+
+        fixed = _Answering(fixed=True)
+        second, stats = judge_cached(fixed, contexts, store)
+        assert fixed.judged == 12 and stats.hits == 0
+        assert [j.p for j in second] == [p_of(c) for c in contexts]
+        assert len(store) == 12
+        third, stats = judge_cached(_Answering(fixed=True), contexts, store)
+        assert stats.hits == 12 and [j.p for j in third] == [p_of(c) for c in contexts]
+
+
+def test_one_hot_rows_stored_by_an_older_semcer_are_asked_again_and_replaced(tmp_path):
+    import sqlite3
+
+    contexts = [make_ctx(i) for i in range(8)]
+    path = tmp_path / "s.sqlite"
+    with JudgedEditStore(path) as store:
+        judge_cached(_Answering(fixed=True), contexts, store)
+    with sqlite3.connect(path) as conn:  # what an older semcer stored from a server without logprobs
+        conn.execute("UPDATE judged_edits SET p0 = 0, p1 = 0, p2 = 1, p3 = 0, p4 = 0, flags = '[\"one-hot\"]'")
+    conn.close()
+    with JudgedEditStore(path) as store:
+        keys = [store.key(_Answering.identity, c) for c in contexts]
+        found = store.get_many(keys)
+        assert found == {} and sorted(found.one_hot) == sorted(keys)
+        fixed = _Answering(fixed=True)
+        results, stats = judge_cached(fixed, contexts, store)
+        assert stats.stale == 8 and stats.hits == 0 and fixed.judged == 8
+        assert [j.p for j in results] == [p_of(c) for c in contexts]
+        stored = store.get_many(keys)
+        assert [stored[k].p for k in keys] == [p_of(c) for c in contexts]  # replaced
