@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
+
 import pytest
-from helpers import dump, fill_store
+from helpers import dump, fill_store, make_ctx
 
 from semcer.cli import main
 from semcer.store.sqlite import SCHEMA_VERSION
@@ -41,3 +44,91 @@ def test_cli_errors_are_one_line(tmp_path, filled_store, capsys):
     err = capsys.readouterr().err
     assert "no edits of judge 'nobody'" in err and "counting:v1" in err
     assert not (tmp_path / "x.parquet").exists()
+
+
+def _one_line_error(capsys, *needles):
+    err = capsys.readouterr().err
+    assert err.startswith("semcer: error:") and err.count("\n") == 1 and "Traceback" not in err, err
+    for needle in needles:
+        assert needle in err, err
+    return err
+
+
+def test_cli_export_onto_the_store_itself_is_refused(tmp_path, filled_store, capsys):
+    pytest.importorskip("pyarrow")
+    before = dump(filled_store)
+    assert main(["store", "export", str(filled_store), str(filled_store)]) == 2
+    _one_line_error(capsys, "is the store", "give the Parquet file another name")
+    assert main(["store", "export", str(filled_store), str(tmp_path / "." / "filled.sqlite")]) == 2
+    _one_line_error(capsys, "is the store")
+    assert dump(filled_store) == before
+    assert main(["store", "info", str(filled_store)]) == 0
+    assert "edits: 190" in capsys.readouterr().out
+
+
+def _tamper(path, assignment, where=""):
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"UPDATE judged_edits SET {assignment} {where}")
+    conn.close()
+
+
+def test_cli_corrupt_rows_are_refused_by_export_and_found_by_check(tmp_path, filled_store, capsys):
+    pytest.importorskip("pyarrow")
+    keys = sorted(r[0] for r in dump(filled_store))
+    _tamper(filled_store, "p2 = 'half'", f"WHERE key = '{keys[0]}'")
+    _tamper(filled_store, "p0 = 10, p1 = 0, p2 = 0, p3 = 0, p4 = 0", f"WHERE key = '{keys[1]}'")
+    out = tmp_path / "out.parquet"
+    assert main(["store", "export", str(filled_store), str(out)]) == 2
+    _one_line_error(capsys, "2 corrupt rows of 190", "nothing exported", "--skip-corrupt", "store check")
+    assert not out.exists()
+    assert main(["store", "export", str(filled_store), str(out), "--skip-corrupt"]) == 0
+    text = capsys.readouterr().out
+    assert "exported 188 judged edits" in text and "(2 corrupt rows left out)" in text
+
+    assert main(["store", "check", str(filled_store)]) == 1
+    text = capsys.readouterr().out
+    assert "rows checked: 190" in text and "corrupt: 2" in text
+    assert f"{keys[0][:16]}  p2 is text 'half', not a number" in text and keys[1][:16] in text
+    assert main(["store", "check", str(filled_store), "--delete"]) == 0
+    assert "deleted: 2" in capsys.readouterr().out
+    assert main(["store", "check", str(filled_store)]) == 0
+    assert "corrupt: 0" in capsys.readouterr().out
+    assert len(dump(filled_store)) == 188
+
+
+def test_cli_score_with_text_in_a_probability_column(tmp_path, capsys):
+    refs = tmp_path / "refs.txt"
+    hyps = tmp_path / "hyps.txt"
+    refs.write_text("110-2\nTấm Cám\nhello world\n", encoding="utf-8")
+    hyps.write_text("11O-2\nTám Cám\nhello wrld\n", encoding="utf-8")
+    store = tmp_path / "s.sqlite"
+    argv = ["score", str(refs), str(hyps), "--judge", "fixed", "--store", str(store), "--json"]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["corpus"]["cer"] == pytest.approx(3 / 23) and first["corpus"]["semcer"] == pytest.approx(3 / 23)
+    _tamper(store, "p4 = 'one'")
+    assert main(argv) == 0  # no traceback: the rows are judged again
+    second = json.loads(capsys.readouterr().out)
+    assert second["corpus"]["semcer"] == first["corpus"]["semcer"] and second["judge"]["judged"] == 3
+    _tamper(store, "p0 = 10, p1 = 0, p2 = 0, p3 = 0, p4 = 0")
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["corpus"]["semcer"] == first["corpus"]["semcer"]
+
+
+def test_cli_import_reports_skipped_deterministic_rows(tmp_path, capsys):
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from semcer.judges import resolve_judge
+    from semcer.store.keys import edit_key
+
+    identity = resolve_judge("compact").identity
+    ctxs = [make_ctx(i) for i in range(5)]
+    rows = [{"key": edit_key(identity, c.content_key()), "judge": identity, "lang": c.lang, "op": c.op,
+             "ref_unit": c.ref_unit, "hyp_unit": c.hyp_unit, "ref_pos": c.ref_pos, "hyp_pos": c.hyp_pos,
+             "marked_ref": c.marked_ref, "marked_hyp": c.marked_hyp, "p": [1.0, 0.0, 0.0, 0.0, 0.0]} for c in ctxs]
+    forged = tmp_path / "forged.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), forged)
+    assert main(["store", "import", str(tmp_path / "s.sqlite"), str(forged)]) == 0
+    out = capsys.readouterr().out
+    assert "imported 0 judged edits" in out and "now holds 0" in out
+    assert "skipped 5 rows of deterministic built-in judges" in out and "recomputed locally" in out

@@ -146,3 +146,46 @@ def test_parquet_needs_pyarrow(tmp_path, monkeypatch):
         with pytest.raises(StoreError, match=r'pip install "semcer\[parquet\]"'):
             store.import_parquet(tmp_path / "x.parquet")
     assert not (tmp_path / "x.parquet").exists()
+
+
+# -- where an export may go (issue 11, item 3a) --------------------------------------------------
+
+
+def test_export_never_overwrites_the_store_however_it_is_spelled(tmp_path, filled_store):
+    pytest.importorskip("pyarrow")
+    before = dump(filled_store)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.sqlite").symlink_to(filled_store)
+    os.link(filled_store, tmp_path / "hard.sqlite")
+    spellings = [filled_store, str(filled_store), tmp_path / "sub" / ".." / filled_store.name, tmp_path / "link.sqlite",
+                 tmp_path / "hard.sqlite"]
+    with JudgedEditStore(filled_store, readonly=True) as store:
+        for out in spellings:
+            with pytest.raises(StoreError, match=r"is the store .*filled\.sqlite itself; give the Parquet file another name"):
+                store.export_parquet(out)
+    assert dump(filled_store) == before
+    assert (tmp_path / "link.sqlite").is_symlink()
+    with JudgedEditStore(filled_store) as store:
+        assert len(store) == 190
+
+
+def test_export_overwrites_a_parquet_file_but_no_other_file(tmp_path, filled_store):
+    pq = pytest.importorskip("pyarrow.parquet")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    other_store = fill_store(tmp_path / "other.sqlite")
+    with JudgedEditStore(filled_store, readonly=True) as store:
+        for out in (notes, other_store):
+            with pytest.raises(StoreError, match=r"exists and is not a Parquet file; not overwritten"):
+                store.export_parquet(out)
+        with pytest.raises(StoreError, match=r"is a directory"):
+            store.export_parquet(tmp_path)
+        assert notes.read_text() == "my notes\n" and len(dump(other_store)) == 190
+
+        previous = tmp_path / "previous.parquet"
+        store.export_parquet(previous, judge_identity="counting:v1")
+        assert store.export_parquet(previous).written == 190  # an earlier export is replaced
+        assert pq.read_table(previous).num_rows == 190
+        empty = tmp_path / "empty.parquet"
+        empty.touch()  # e.g. made by mktemp
+        assert store.export_parquet(empty).written == 190
