@@ -176,3 +176,33 @@ def test_public_names_at_the_package_root():
     assert isinstance(semcer.align("ab", "ax"), semcer.Alignment) and isinstance(semcer.get_policy("nfc"), semcer.TextPolicy)
     assert isinstance(ev.documents[0], semcer.DocumentResult)
     assert all(step in semcer.STEPS for steps, _ in semcer.PRESETS.values() for step in steps)  # presets are made of steps
+
+
+# -- issue 11: the Python API a new user reaches for ---------------------------------------------
+
+
+def test_evaluate_reads_two_paths(tmp_path):
+    from pathlib import Path
+
+    ex = Path(__file__).resolve().parents[1] / "examples"
+    by_path = semcer.evaluate(str(ex / "references.jsonl"), ex / "tess_noisy.jsonl")
+    assert by_path.corpus.edits == 818 and by_path.corpus.units == 8890  # the README's figures
+    with pytest.raises(semcer.InputError, match="no such file or directory"):
+        semcer.evaluate(str(tmp_path / "missing.jsonl"), str(ex / "tess_noisy.jsonl"))
+
+
+def test_evaluate_takes_the_language_of_plain_strings():
+    refs, hyps = ["Tấm Cám", "Tấm"], ["Tám Cám", "Tám"]
+    for langs in ("vi", ["vi", "vi"], {"1": "vi", "2": "vi"}):
+        ev = semcer.evaluate(refs, hyps, langs=langs, judge="rubric")
+        assert {j.context.lang for j in ev.judged} == {"vi"} and {j.context.lang_source for j in ev.judged} == {"item"}
+    ev = semcer.evaluate(["ab"], ["ax"], judge="rubric")  # without langs: guessed from the script
+    assert ev.judged[0].context.lang_source == "script"
+    with pytest.raises(semcer.InputError, match="1 languages for 2 lines"):
+        semcer.evaluate(refs, hyps, langs=["vi"])
+
+
+def test_library_errors_name_the_parameter_and_the_flag():
+    with pytest.raises(semcer.EmptyReferenceError) as info:
+        semcer.evaluate(["", "a"], ["x", "a"])
+    assert "empty_ref='skip'" in str(info.value) and "--empty-ref skip" in str(info.value)

@@ -10,6 +10,7 @@ from a name or path it also closes.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from itertools import repeat
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from semcer.alignment.engine import Pair, align_lines, align_one, check_empty_ref
 from semcer.alignment.line import Alignment
 from semcer.errors import EmptyReferenceError, InputError
-from semcer.io.collections import Collection
+from semcer.io.collections import Collection, read_collection
 from semcer.io.pairing import Paired, pair_collections
 from semcer.judges import resolve_judge
 from semcer.judges.base import JudgeBase
@@ -76,6 +77,8 @@ def evaluate(
     policy: str | TextPolicy | None = None,
     empty_ref: str = "error",
     docs: Sequence[str] | Mapping[str, str] | None = None,
+    langs: Sequence[str | None] | Mapping[str, str] | str | None = None,
+    unmatched: str = "error",
     edits: bool = False,
     offsets: bool = False,
     judge: Any = None,
@@ -85,16 +88,18 @@ def evaluate(
     """Score a corpus: per line, per document, corpus CER and document-mean CER (and semCER with a judge).
 
     ``references``/``hypotheses`` are two lists of strings (ids 1..n; each line is its own document
-    unless ``docs`` says otherwise), two dicts id -> text, two :class:`semcer.io.collections.Collection`,
-    or a :class:`semcer.io.pairing.Paired` alone. With ``judge`` (a judge object, or a name such as
-    ``"rubric"``), every grapheme edit is charged a severity and semCER is reported; ``store`` (a
-    path or :class:`semcer.store.sqlite.JudgedEditStore`) caches judged edits. ``progress`` shows
-    bars on standard error for long steps.
+    unless ``docs`` says otherwise, and has the language ``langs`` gives: one tag for all, a list,
+    or a dict id -> tag), two dicts id -> text, two paths of input files or directories (any format
+    ``semcer cer`` reads; ids matched under ``unmatched``), two
+    :class:`semcer.io.collections.Collection`, or a :class:`semcer.io.pairing.Paired` alone. With
+    ``judge`` (a judge object, or a name such as ``"rubric"``), every grapheme edit is charged a
+    severity and semCER is reported; ``store`` (a path or :class:`semcer.store.sqlite.JudgedEditStore`)
+    caches judged edits. ``progress`` shows bars on standard error for long steps.
     """
     check_unit(unit)
     check_empty_ref(empty_ref)
     pol = get_policy(policy)
-    pairs, unmatched = _as_pairs(references, hypotheses, docs)
+    pairs, unmatched_ids = _as_pairs(references, hypotheses, docs, langs, unmatched)
     if not pairs:
         raise InputError("nothing to score: no lines")
     with contextlib.ExitStack() as stack:
@@ -107,7 +112,7 @@ def evaluate(
     if judge is None:
         agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=False)
         return Evaluation(Signature.build(unit, pol, empty_ref, None), tuple(rows), agg, tuple(skipped),
-                          unmatched=unmatched)
+                          unmatched=unmatched_ids)
     with _opened_judge(judge) as j, _opened_store(store) as st, contextlib.ExitStack() as stack:
         jbar = judge_bar(j, sum(len(r.edits or ()) for r in rows), progress)
         if jbar is not None:
@@ -117,7 +122,7 @@ def evaluate(
         rows = [r._replace(edits=None, alignment=None) for r in rows]
     agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=True)
     return Evaluation(Signature.build(unit, pol, empty_ref, j.identity), tuple(rows), agg, tuple(skipped),
-                      tuple(judged), run, unmatched)
+                      tuple(judged), run, unmatched_ids)
 
 
 @contextlib.contextmanager
@@ -140,27 +145,48 @@ def _opened_store(store: Any) -> Iterator[JudgedEditStore | None]:
             yield opened
 
 
-def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[str, str] | None
+def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[str, str] | None,
+              langs: Sequence[str | None] | Mapping[str, str] | str | None, unmatched: str,
               ) -> tuple[list[Pair], Unmatched]:
-    if isinstance(references, Paired):
-        return list(references.pairs), Unmatched(references.dropped_refs, references.dropped_hyps)
+    if isinstance(references, (str, os.PathLike)) and isinstance(hypotheses, (str, os.PathLike)):
+        references, hypotheses = _read_paths(references, hypotheses)
     if isinstance(references, Collection) and isinstance(hypotheses, Collection):
-        paired = pair_collections(references, hypotheses)
-        return list(paired.pairs), Unmatched(paired.dropped_refs, paired.dropped_hyps)
+        references = pair_collections(references, hypotheses, unmatched=unmatched)
+    if isinstance(references, Paired):
+        if docs is not None or langs is not None:
+            raise InputError("docs= and langs= apply to lists or dicts of strings; read collections carry their own")
+        return list(references.pairs), Unmatched(references.dropped_refs, references.dropped_hyps)
     ids, refs, hyps = _texts(references, hypotheses)
     if not set(map(type, refs)) <= {str} or not set(map(type, hyps)) <= {str}:
         for k, (r, h) in enumerate(zip(refs, hyps)):
             if not isinstance(r, str) or not isinstance(h, str):
                 raise InputError(f"item {ids[k]}: texts must be str, got {type(r).__name__} and {type(h).__name__}")
-    if docs is None:
-        doc_of = ids
-    elif isinstance(docs, Mapping):
-        doc_of = [str(docs.get(i, i)) for i in ids]
-    else:
-        doc_of = [str(d) for d in docs]
-        if len(doc_of) != len(ids):
-            raise InputError(f"{len(doc_of)} document ids for {len(ids)} lines")
-    return list(map(tuple.__new__, repeat(Pair), zip(ids, refs, hyps, doc_of, repeat(None)))), Unmatched()
+    doc_of = _per_item(docs, ids, "document ids", default=ids)
+    lang_of = _per_item(langs, ids, "languages", default=[None] * len(ids))
+    return list(map(tuple.__new__, repeat(Pair), zip(ids, refs, hyps, doc_of, lang_of))), Unmatched()
+
+
+def _per_item(given: Any, ids: list[str], what: str, default: list[Any]) -> list[Any]:
+    """One value per item from None (the default), one string for all, a sequence or a dict by id."""
+    if given is None:
+        return default
+    if isinstance(given, str):
+        return [given] * len(ids)
+    if isinstance(given, Mapping):  # an id it does not list keeps the default
+        return [str(given[i]) if given.get(i) is not None else d for i, d in zip(ids, default)]
+    out = [None if v is None else str(v) for v in given]
+    if len(out) != len(ids):
+        raise InputError(f"{len(out)} {what} for {len(ids)} lines")
+    return out
+
+
+def _read_paths(references: str | os.PathLike, hypotheses: str | os.PathLike) -> tuple[Collection, Collection]:
+    """Two input files or directories read as collections (a missing path is a clear error)."""
+    for path in (references, hypotheses):
+        if not os.path.exists(path):
+            raise InputError(f"{path}: no such file or directory (evaluate() takes two lists or dicts of "
+                             "strings, or two paths of input files; for one line use semcer.cer or semcer.align)")
+    return read_collection(references), read_collection(hypotheses)
 
 
 def _texts(references: Any, hypotheses: Any) -> tuple[list[str], list[Any], list[Any]]:

@@ -23,7 +23,7 @@ def _plain(marked: str) -> str:
 
 
 def test_a_short_line_is_seen_whole():
-    al, ctx = _contexts("Tấm Cám đấng", "Tám Cám đáng", DEFAULT_CONTEXT_WINDOW)
+    _, ctx = _contexts("Tấm Cám đấng", "Tám Cám đáng", DEFAULT_CONTEXT_WINDOW)
     assert [c.marked_ref for c in ctx] == ["T⟦ấ⟧m Cám đấng", "Tấm Cám đ⟦ấ⟧ng"]
     assert all(c.ref == "Tấm Cám đấng" and c.hyp == "Tám Cám đáng" and c.ref_start == 0 for c in ctx)
 

@@ -257,8 +257,8 @@ def _keep_empty(p: Pair, pol: TextPolicy, empty_ref: str, skipped: list[str]) ->
     if empty_ref == "error":
         detail = "" if not p.ref else f" after policy {pol.name!r} (raw reference {p.ref!r})"
         raise EmptyReferenceError(
-            f"line {p.id!r}: the reference is empty{detail}, so its CER is undefined; "
-            "use --empty-ref skip or --empty-ref insertions to choose how such lines count"
+            f"line {p.id!r}: the reference is empty{detail}, so its CER is undefined; choose how such lines "
+            "count: empty_ref='skip' or 'insertions' (command line: --empty-ref skip or --empty-ref insertions)"
         )
     if empty_ref == "skip":
         skipped.append(p.id)

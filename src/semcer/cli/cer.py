@@ -20,7 +20,7 @@ unit, the text policy, the empty-reference policy and the versions.
 
 examples:
   semcer cer examples/references.jsonl examples/tess_noisy.jsonl
-  semcer cer refs.txt hyps.txt --unit codepoint --policy raw      # what jiwer.cer computes
+  semcer cer refs.txt hyps.txt --unit codepoint --policy jiwer    # what jiwer.cer computes
   semcer cer refs/ hyps/ --policy normalized --json -o result.json
 """
 

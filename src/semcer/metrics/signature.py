@@ -1,12 +1,46 @@
-"""The signature: one line pinning everything that changes a number, split into fields for JSON."""
+"""The signature: one line pinning everything that changes a number, split into fields for JSON.
+
+    unit:grapheme|policy:nfc#230b1fed|empty:error|agg:corpus+docmean|judge:compact-...|unicode:nfc-14.0.0,seg-18.0|semcer:0.1.0
+
+Fields are ``key:value`` joined by ``|``. A value that itself holds ``|`` or ``\\`` (an LLM judge's
+label set ``0|1|2|3|4``, say) has them escaped with a backslash, so :meth:`Signature.parse` reads
+back exactly what :meth:`Signature.__str__` wrote. Extra fields (e.g. how a comparison resampled)
+follow the judge, in order.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from semcer.errors import SemcerError
 from semcer.text.policy import TextPolicy
 from semcer.text.units import unicode_versions
 from semcer.version import __version__
+
+_KEYS = ("unit", "policy", "empty", "agg", "judge", "unicode", "semcer")
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _split(text: str) -> list[str]:
+    """``text`` split at unescaped ``|``, each part unescaped."""
+    parts, cur, k = [], [], 0
+    while k < len(text):
+        ch = text[k]
+        if ch == "\\" and k + 1 < len(text):
+            cur.append(text[k + 1])
+            k += 2
+            continue
+        if ch == "|":
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+        k += 1
+    parts.append("".join(cur))
+    return parts
 
 
 @dataclass(frozen=True)
@@ -22,6 +56,7 @@ class Signature:
     normalizer_unicode: str = ""
     segmenter_unicode: str = ""
     version: str = __version__
+    extras: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def build(cls, unit: str, policy: TextPolicy, empty_ref: str, judge: str | None = None) -> Signature:
@@ -36,8 +71,17 @@ class Signature:
             segmenter_unicode=uv["segmenter"] if unit == "grapheme" else "n/a",
         )
 
+    def with_extras(self, **extras: str) -> Signature:
+        """This signature with more ``key:value`` fields (after the judge), e.g. a comparison's method."""
+        clash = set(extras) & set(_KEYS)
+        if clash:
+            raise ValueError(f"signature fields {sorted(clash)} exist already")
+        return Signature(self.unit, self.policy, self.policy_hash, self.empty_ref, self.aggregation, self.judge,
+                         self.normalizer_unicode, self.segmenter_unicode, self.version,
+                         self.extras + tuple((k, str(v)) for k, v in extras.items()))
+
     def fields(self) -> dict[str, str | None]:
-        return {
+        out: dict[str, str | None] = {
             "unit": self.unit,
             "policy": self.policy,
             "policy_hash": self.policy_hash,
@@ -48,16 +92,41 @@ class Signature:
             "segmenter_unicode": self.segmenter_unicode,
             "version": self.version,
         }
+        out.update(self.extras)
+        return out
 
     def __str__(self) -> str:
         parts = [
-            f"unit:{self.unit}",
-            f"policy:{self.policy}#{self.policy_hash}",
-            f"empty:{self.empty_ref}",
-            f"agg:{self.aggregation}",
+            ("unit", self.unit),
+            ("policy", f"{self.policy}#{self.policy_hash}"),  # the hash holds no '#': the last one splits
+            ("empty", self.empty_ref),
+            ("agg", self.aggregation),
         ]
         if self.judge:
-            parts.append(f"judge:{self.judge}")
-        parts.append(f"unicode:nfc-{self.normalizer_unicode},seg-{self.segmenter_unicode}")
-        parts.append(f"semcer:{self.version}")
-        return "|".join(parts)
+            parts.append(("judge", self.judge))
+        parts += list(self.extras)
+        parts.append(("unicode", f"nfc-{self.normalizer_unicode},seg-{self.segmenter_unicode}"))
+        parts.append(("semcer", self.version))
+        return "|".join(f"{k}:{_escape(v)}" for k, v in parts)
+
+    @classmethod
+    def parse(cls, text: str) -> Signature:
+        """The signature a string was printed from: ``Signature.parse(str(sig)) == sig``."""
+        fields: dict[str, str] = {}
+        extras: list[tuple[str, str]] = []
+        for part in _split(text.strip()):
+            key, sep, value = part.partition(":")
+            if not sep or not key:
+                raise SemcerError(f"not a semcer signature field: {part!r} (in {text!r})")
+            if key in _KEYS:
+                fields[key] = value
+            else:
+                extras.append((key, value))
+        missing = [k for k in ("unit", "policy", "empty", "agg", "unicode", "semcer") if k not in fields]
+        if missing:
+            raise SemcerError(f"not a semcer signature: no {', '.join(missing)} in {text!r}")
+        name, _, policy_hash = fields["policy"].rpartition("#")
+        nfc, _, seg = fields["unicode"].partition(",")
+        return cls(fields["unit"], name, policy_hash, fields["empty"], fields["agg"],
+                   fields.get("judge"), nfc.removeprefix("nfc-"), seg.removeprefix("seg-"), fields["semcer"],
+                   tuple(extras))

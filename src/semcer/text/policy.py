@@ -60,6 +60,8 @@ STEPS: dict[str, tuple[Callable[[str], str], str, bool]] = {
 #: Presets: name -> (steps, description). `raw` and `nfc` keep exactly these names.
 PRESETS: dict[str, tuple[tuple[str, ...], str]] = {
     "raw": ((), "nothing changed: the strings exactly as read"),
+    "jiwer": (("trim",), "what jiwer.cer computes (its default transform strips each line): whitespace removed at both "
+              "ends; use it with --unit codepoint to reproduce jiwer's numbers exactly"),
     "nfc": (("nfc",), "default: canonical composition only (NFC), which changes no visible character"),
     "no-space": (("remove-ws",), "paper convention 2, 'whitespace stripped': all whitespace removed"),
     "alnum": (("remove-ws", "filter"),
@@ -165,6 +167,14 @@ def get_policy(spec: str | TextPolicy | None = None) -> TextPolicy:
         return spec
     if spec is None:
         spec = DEFAULT_POLICY
+    if not isinstance(spec, str):
+        kind = ("a jiwer transform" if type(spec).__module__.startswith("jiwer")
+                else "a function" if callable(spec) else f"a {type(spec).__name__}")
+        raise PolicyError(
+            f"policy is {kind}: semcer's text policies are declared, frozen and hashed into the signature, so "
+            f"they are named: a preset ({', '.join(PRESETS)}) or steps joined by '+' ({', '.join(STEPS)}); "
+            "jiwer.cer's default transform is the preset 'jiwer' (with unit='codepoint')"
+        )
     if spec in PRESETS:
         return TextPolicy(spec, PRESETS[spec][0])
     steps = tuple(s.strip() for s in spec.split("+") if s.strip())
