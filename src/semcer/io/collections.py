@@ -5,19 +5,23 @@ where it was read (``path:line``) so that later errors can point back at the inp
 as bytes and decoded as strict UTF-8 (a leading BOM is removed); a user mistake is always an
 :class:`~semcer.errors.InputError` with a one-line ``path:line: message``, never a traceback.
 
-Formats (``format=`` or detected from the path):
+Formats (``format=`` forces one; otherwise it is detected, see below):
 
 - ``jsonl`` (``.jsonl``, ``.ndjson``): one JSON object per line with ``id`` (a string; an integer
   is accepted and becomes its decimal string) and ``text``; optional ``doc`` and ``lang``; other
   keys are ignored. Blank lines are allowed only at the end of the file.
+- ``json`` (``.json``): one JSON array of such objects, same fields and rules as ``jsonl``; the
+  line of an item is the line where its object starts. Parsed by the same reader as JSONL
+  (:mod:`semcer.io.jsonl`: nesting too deep, huge integers, escaped NULs and lone surrogates are
+  one-line errors).
 - ``tsv`` / ``csv``: a header row naming at least ``id`` and ``text`` (optional ``doc``,
   ``lang``; other columns are ignored). CSV follows the usual quoting rules (a quoted field may
   hold commas, quotes and newlines). TSV has no quoting and no escapes: every character except tab
   and newline is literal, so quotes and backslashes in the text survive as they are.
   Blank lines are allowed only at the end of the file.
-- ``text`` (anything else): line-aligned, one item per line, id = 1-based line number. Blank lines
-  are items with empty text; only the line break itself (``\\n`` or ``\\r\\n``) is removed, all
-  other whitespace is kept; a final line break does not start another item.
+- ``text``: line-aligned, one item per line, id = 1-based line number. Blank lines are items with
+  empty text; only the line break itself (``\\n`` or ``\\r\\n``) is removed, all other whitespace
+  is kept; a final line break does not start another item.
 - ``directory``: every ``*.txt`` file below the directory (recursively; hidden files and
   directories, whose name starts with ``.``, are skipped), one page per file. The id is the
   relative path with ``/`` separators (``book1/p001.txt``), the text is the file content with one
@@ -25,31 +29,76 @@ Formats (``format=`` or detected from the path):
   the directory that holds it (``book1`` for ``book1/p001.txt``, ``en/book1`` for
   ``en/book1/p001.txt``); a page directly in the top directory has no doc, so it is its own
   document, like any item without a doc.
+
+Where the data comes from: a path; ``"-"``, standard input (read to the end; it cannot be a
+directory); a gzip-compressed file (``.gz``, or any file whose bytes start with the gzip
+signature, standard input included) is decompressed first, at most :data:`GZIP_LIMIT` bytes (2
+GiB: a guard against decompression bombs), and the format is detected inside it (``refs.jsonl.gz``
+uses the suffix ``.jsonl``). Data compressed twice, and a ``.gz`` file that is not gzip, are
+refused.
+
+Detection (:func:`detect_format`), in this order; a directory is always ``directory``:
+
+1. Binary files are refused, naming what they look like, by their signature: PDF, PNG, JPEG, GIF,
+   TIFF, WebP, JPEG 2000, ZIP (and .docx/.xlsx/.odt/.epub), legacy Office, SQLite, Parquet,
+   Arrow, NumPy, ELF, bzip2, xz, zstd, 7-Zip, UTF-16/UTF-32 (byte-order mark). Beyond signatures,
+   any NUL byte or invalid UTF-8 is refused with its line and byte offset.
+2. Markup is recognised and refused (not supported yet; ``format="text"`` reads it as plain text
+   anyway): text whose first non-blank character is ``<`` followed by ``?xml``, ``!DOCTYPE`` or
+   an element name. It is named ``page-xml`` (root ``PcGts`` or the PAGE namespace), ``alto``
+   (root ``alto`` or the ALTO namespace), ``hocr`` (HTML with ``ocr_page``/``ocr_line``/
+   ``ocrx_word`` classes or an ``ocr-system`` meta tag), ``html``, or ``xml`` for any other root.
+   A reader registered for one of these names (:func:`register_reader`) reads it instead.
+3. A known suffix decides between the readable formats: ``.jsonl``/``.ndjson`` → ``jsonl``,
+   ``.json`` → ``json`` (but ``jsonl`` when its first line is a whole JSON object: JSON Lines
+   named ``.json``), ``.tsv``, ``.csv``, ``.txt`` → ``text``.
+4. Otherwise (any other suffix, no suffix, standard input) the content decides:
+   ``[`` first → ``json`` when the array is empty, its first element is an object, its first
+   element cannot be read (nested too deeply, a huge number) or is a broken object (``[{"``),
+   otherwise ``text`` (``[1] Introduction``, ``[{Illegible}]``); ``{`` first → ``jsonl`` when the first line is a
+   JSON object (or cannot be read) or begins like one (``{"``), ``json`` when it is ``{`` alone
+   (a pretty-printed object: refused as a single object), otherwise ``text`` (``{braces}``); a
+   first line that splits on tabs into fields including ``id`` and ``text`` → ``tsv``, on commas
+   (CSV rules) → ``csv``; anything else → ``text``.
 """
 
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import os
-from collections.abc import Iterator
+import re
+import sys
+import zlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from semcer.errors import InputError
+from semcer.io.jsonl import MalformedJSON, array_records, binary_format, parse, records, refuse_binary, scan_value
 from semcer.io.jsonl import decode as _decode
 from semcer.io.jsonl import json_type as _json_type
 from semcer.io.jsonl import lines as _lines
 from semcer.io.jsonl import read_bytes as _read_bytes
-from semcer.io.jsonl import records
 
-__all__ = ["FORMATS", "Collection", "Item", "read_collection"]
+__all__ = ["FORMATS", "GZIP_LIMIT", "READERS", "RECOGNISED", "Collection", "Item", "detect_format",
+           "input_formats", "read_collection", "register_reader"]
 
-#: Formats :func:`read_collection` accepts; ``"memory"`` marks collections built in code.
-FORMATS = ("jsonl", "tsv", "csv", "text", "directory")
-_SUFFIX_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".tsv": "tsv", ".csv": "csv"}
-
+#: The formats semcer reads itself (``"memory"`` marks collections built in code).
+FORMATS = ("jsonl", "json", "tsv", "csv", "text", "directory")
+#: Formats :func:`detect_format` recognises that have no reader yet, by how a message names them.
+RECOGNISED: dict[str, str] = {"page-xml": "PAGE-XML", "alto": "ALTO XML", "hocr": "hOCR (HTML)",
+                              "html": "HTML", "xml": "XML"}
+#: The most bytes a gzip-compressed input may decompress to (a guard against decompression bombs).
+GZIP_LIMIT = 2 << 30
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+_SUFFIX_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".tsv": "tsv", ".csv": "csv",
+                   ".txt": "text"}
+_HEAD = 1 << 20  # detection looks at the first MiB
+_GZIP_MAGIC = b"\x1f\x8b"
 
 class Item(NamedTuple):
     """One reference or output line (or page) as read, with where it was read from.
@@ -80,42 +129,215 @@ class Collection:
 # --------------------------------------------------------------------------------------------
 # Reading
 
+#: A format reader: the (decompressed) bytes of one input and its name (for messages) -> its items,
+#: each with ``source`` set to ``name:line``. Text readers decode with :func:`semcer.io.jsonl.decode`.
+Reader = Callable[[bytes, str], "list[Item]"]
+
+
+def register_reader(name: str, reader: Reader) -> None:
+    """Make ``read_collection`` read format ``name`` (e.g. ``"page-xml"``, as :func:`detect_format`
+    names it) with ``reader``; the name becomes valid for ``format=`` and ``--format``. The built-in
+    formats cannot be replaced."""
+    if name in FORMATS:
+        raise ValueError(f"{name!r} is a built-in format")
+    READERS[name] = reader
+
+
+def input_formats() -> tuple[str, ...]:
+    """Every format ``read_collection`` can read now: the built-in ones, then registered ones."""
+    return FORMATS + tuple(n for n in READERS if n not in FORMATS)
+
 
 def read_collection(path: str | os.PathLike, *, format: str | None = None) -> Collection:
-    """Read one reference or output collection, detecting the format from the path if not given.
+    """Read one reference or output collection, detecting the format if not given.
 
-    A directory is read as ``directory``; ``.jsonl``/``.ndjson`` as ``jsonl``; ``.tsv`` and
-    ``.csv`` as such; any other file as line-aligned ``text``. Raises InputError for anything
-    malformed, with the file and line in the message.
+    ``path`` is a file, a directory (format ``directory``) or ``"-"`` for standard input; a gzip
+    file is decompressed first. See the module documentation for the formats and how they are
+    detected. Raises InputError for anything malformed, with the file and line in the message.
     """
-    p = Path(path)
     name = str(path)
-    if not p.exists():
-        raise InputError(f"{name}: no such file or directory")
-    fmt = _detect_format(p) if format is None else format
-    if fmt not in FORMATS:
-        raise InputError(
-            f"{name}: unknown input format {fmt!r}; expected one of {', '.join(FORMATS)}"
-        )
-    if fmt == "directory":
-        if not p.is_dir():
-            raise InputError(f"{name}: format 'directory' needs a directory, this is a file")
-        items = _read_directory(p, name)
+    if format is not None and format not in input_formats():
+        raise InputError(_unreadable_format(format, name, forced=True))
+    if name == STDIN:
+        name = STDIN_NAME
+        if format == "directory":
+            raise InputError(f"{name}: format 'directory' needs a directory, not standard input")
+        data = _read_stdin()
+        suffix = ""
     else:
+        p = Path(path)
+        if not p.exists():
+            raise InputError(f"{name}: no such file or directory")
         if p.is_dir():
-            raise InputError(f"{name}: is a directory; read it with format 'directory'")
-        text = _decode(_read_bytes(p, name), name)
-        items = _FILE_READERS[fmt](text, name)
+            if format not in (None, "directory"):
+                raise InputError(f"{name}: is a directory; read it with format 'directory'")
+            return _collection(_read_directory(p, name), name, "directory")
+        if format == "directory":
+            raise InputError(f"{name}: format 'directory' needs a directory, this is a file")
+        data = _read_bytes(p, name)
+        suffix = p.suffix.lower()
+    data, suffix = _decompressed(data, name, suffix)
+    fmt = detect_format(data, suffix) if format is None else format
+    reader = READERS.get(fmt)
+    if reader is None:
+        refuse_binary(data, name)
+        raise InputError(_unreadable_format(fmt, name, forced=False))
+    return _collection(reader(data, name), name, fmt)
+
+
+def _collection(items: list[Item], name: str, fmt: str) -> Collection:
     if not items:
         raise InputError(f"{name}: no items (the input is empty)")
     check_unique(items, name)
     return Collection(items=tuple(items), path=name, format=fmt)
 
 
-def _detect_format(p: Path) -> str:
-    if p.is_dir():
-        return "directory"
-    return _SUFFIX_FORMATS.get(p.suffix.lower(), "text")
+def _unreadable_format(fmt: str, name: str, *, forced: bool) -> str:
+    if fmt in RECOGNISED:
+        what = RECOGNISED[fmt]
+        return (f"{name}: {what} ({fmt}) is recognised but not supported yet; convert it to JSONL, JSON, TSV, "
+                "CSV or plain text" + ("" if forced else ", or pass --format text to read the markup as plain text"))
+    return f"{name}: unknown input format {fmt!r}; expected one of {', '.join(input_formats())}"
+
+
+def _read_stdin() -> bytes:
+    stream = sys.stdin
+    if stream is None or getattr(stream, "buffer", None) is None:
+        raise InputError(f"{STDIN_NAME}: there is no standard input to read")
+    if hasattr(stream, "isatty") and stream.isatty():
+        raise InputError(f"{STDIN_NAME}: standard input is a terminal; pipe or redirect the data into it "
+                         "(semcer cer - hyps.jsonl < refs.jsonl)")
+    try:
+        return stream.buffer.read()
+    except OSError as exc:
+        raise InputError(f"{STDIN_NAME}: cannot read: {exc.strerror or exc}") from None
+
+
+def _decompressed(data: bytes, name: str, suffix: str) -> tuple[bytes, str]:
+    """The data inside a gzip file and the suffix that names its format (``.jsonl`` of
+    ``refs.jsonl.gz``); anything else unchanged."""
+    named_gz = suffix == ".gz"
+    if not data.startswith(_GZIP_MAGIC):
+        if named_gz:
+            raise InputError(f"{name}: named .gz but not gzip-compressed; rename it")
+        return data, suffix
+    out = bytearray()
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
+            while chunk := gz.read(1 << 20):
+                out += chunk
+                if len(out) > GZIP_LIMIT:
+                    raise InputError(
+                        f"{name}: decompresses to more than {_size(GZIP_LIMIT)} (the limit against "
+                        "decompression bombs); decompress it yourself and read the result"
+                    )
+    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+        raise InputError(f"{name}: truncated or corrupt gzip data ({exc})") from None
+    if out.startswith(_GZIP_MAGIC):
+        raise InputError(f"{name}: gzip-compressed twice; decompress it once yourself")
+    inner = Path(name[:-3]).suffix.lower() if named_gz else ""
+    return bytes(out), inner
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n:g} {unit}" if unit == "bytes" else f"{n:.4g} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} bytes"  # pragma: no cover
+
+
+def detect_format(data: bytes, suffix: str = "") -> str:
+    """The format of the bytes of one file (decompressed), given its suffix (``".jsonl"``, or ``""``
+    when there is none or it is standard input): one of :data:`FORMATS` (not ``directory``), a name
+    of :data:`RECOGNISED` (markup), or a binary format's name (``"pdf"``, ``"png"``, ``"sqlite"``,
+    ...). The rules are in the module documentation; this never raises."""
+    binary = binary_format(data)
+    if binary is not None:
+        return binary[0]
+    skip = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    head = data[skip : skip + _HEAD].decode("utf-8", "replace")
+    start = head.lstrip()
+    markup = _markup(start)
+    if markup is not None:
+        return markup
+    by_suffix = _SUFFIX_FORMATS.get(suffix.lower())
+    if by_suffix == "json":
+        return "jsonl" if _json_kind(_first_line(start)) == "object" else "json"
+    if by_suffix is not None:
+        return by_suffix
+    if start.startswith("["):
+        return "json" if _array_start(start) else "text"
+    if start.startswith("{"):
+        first = _first_line(start)
+        kind = _json_kind(first)
+        if kind in ("object", "unreadable"):
+            return "jsonl"
+        if first.strip() == "{":
+            return "json"
+        return "jsonl" if re.match(r'\{\s*"', first) else "text"
+    header = _lines(head[: head.find("\n") + 1 or len(head)])[:1]
+    if header:
+        line = header[0]
+        fields = line.split("\t") if "\t" in line else next(csv.reader([line]), [])
+        if {"id", "text"} <= {f.strip() for f in fields}:
+            return "tsv" if "\t" in line else "csv"
+    return "text"
+
+
+def _first_line(text: str) -> str:
+    nl = text.find("\n")
+    return text if nl < 0 else text[:nl]
+
+
+def _json_kind(text: str) -> str:
+    """``"object"``, ``"other"`` (valid JSON, not an object), ``"malformed"`` or ``"unreadable"``."""
+    try:
+        value = parse(text, "")
+    except MalformedJSON:
+        return "malformed"
+    except InputError:  # nested too deeply, a huge integer: JSON, but hostile
+        return "unreadable"
+    return "object" if type(value) is dict else "other"
+
+
+def _array_start(text: str) -> bool:
+    """Whether text starting with ``[`` is meant as a JSON array of objects (see the module rules)."""
+    rest = text[1:].lstrip(" \t\r\n")
+    if not rest or rest[0] == "]":
+        return bool(rest)
+    try:
+        value, _ = scan_value(rest, 0, "")
+    except MalformedJSON:
+        return bool(re.match(r'\{\s*["}]', rest))  # a broken object: its error is reported
+    except InputError:  # nested too deeply, a huge integer: JSON, but hostile
+        return True
+    return type(value) is dict
+
+
+_MARKUP_START = re.compile(
+    r"(?:\s+|<\?.*?\?>|<!--.*?-->|<!doctype\b[^>\[]*(?:\[.*?\])?\s*>)*<([A-Za-z_][\w.\-]*(?::[A-Za-z_][\w.\-]*)?)",
+    re.S | re.I,
+)
+_HOCR = re.compile(r"""\bocr(?:_page|_line|x_word|_carea|_par)\b|['"]ocr-system['"]""")
+
+
+def _markup(text: str) -> str | None:
+    """The markup format of text starting with ``<`` (see the module rules), or None."""
+    if not text.startswith("<"):
+        return None
+    m = _MARKUP_START.match(text)
+    root = m.group(1) if m else ""
+    if not root and not re.match(r"<(?:\?xml\b|!doctype\b)", text, re.I):
+        return None  # "<3", "< 5": not markup
+    local = root.rpartition(":")[2]
+    if local == "PcGts" or "primaresearch.org/PAGE" in text:
+        return "page-xml"
+    if local.lower() == "alto" or "loc.gov/standards/alto" in text:
+        return "alto"
+    if local.lower() == "html" or re.match(r"(?:<\?.*?\?>\s*)?<!doctype\s+html", text, re.I | re.S):
+        return "hocr" if _HOCR.search(text) else "html"
+    return "xml"
 
 
 def _content_end(lines: list[str], name: str, kind: str) -> int:
@@ -133,9 +355,17 @@ def _content_end(lines: list[str], name: str, kind: str) -> int:
 
 
 def _read_jsonl(text: str, name: str) -> list[Item]:
+    return _items(records(text, name))
+
+
+def _read_json(text: str, name: str) -> list[Item]:
+    return _items(array_records(text, name))
+
+
+def _items(values: Iterator[tuple[str, object]]) -> list[Item]:
     items: list[Item] = []
     append = items.append
-    for where, obj in records(text, name):
+    for where, obj in values:
         if type(obj) is not dict:
             raise InputError(f"{where}: expected a JSON object with 'id' and 'text', got {_json_type(obj)}")
         id_, text_, doc, lang = obj.get("id"), obj.get("text"), obj.get("doc"), obj.get("lang")
@@ -283,4 +513,11 @@ def check_unique(items: list[Item] | tuple[Item, ...], name: str) -> None:
         seen[item.id] = item
 
 
-_FILE_READERS = {"jsonl": _read_jsonl, "tsv": _read_tsv, "csv": _read_csv, "text": _read_text}
+def _text_reader(read: Callable[[str, str], list[Item]]) -> Reader:
+    return lambda data, name: read(_decode(data, name), name)
+
+
+#: The reader of each format :func:`read_collection` reads from a file (``directory`` is read apart).
+READERS: dict[str, Reader] = {"jsonl": _text_reader(_read_jsonl), "json": _text_reader(_read_json),
+                              "tsv": _text_reader(_read_tsv), "csv": _text_reader(_read_csv),
+                              "text": _text_reader(_read_text)}
