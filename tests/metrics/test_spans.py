@@ -3,6 +3,8 @@ ranking; scores still charge every grapheme edit."""
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,7 +50,7 @@ def test_spans_and_matches_rebuild_both_lines(ref, hyp):
     groups = span_groups(al.edits)
     assert [k for a, b in groups for k in range(a, b)] == list(range(len(al.edits)))  # a partition, in order
     # between two spans there is at least one matched unit; inside a span none
-    for (a, b), (c, _) in zip(groups, groups[1:]):
+    for (_, b), (c, _) in itertools.pairwise(groups):
         last, nxt = al.edits[b - 1], al.edits[c]
         end = last.ref_pos if last.op == "I" else last.ref_pos + 1
         assert nxt.ref_pos > end
