@@ -1,4 +1,19 @@
-"""Write judged edits as JSONL, CSV or Parquet, most severe first, with the labelled data's field names."""
+"""Write judged edits as JSONL, CSV or Parquet, most severe first, with the labelled data's field names.
+
+The format comes from the extension (:data:`EDIT_FORMATS`); :func:`check_path` refuses an unknown
+one, and Parquet without pyarrow, before any work.
+
+**CSV and spreadsheets.** A spreadsheet program opening a CSV file runs a cell that begins with
+``=``, ``+``, ``-`` or ``@`` as a formula (and a leading tab or carriage return can hide such a
+character), so OCR text like ``=HYPERLINK("http://…")`` or ``-5`` would run or be mangled. In the
+CSV output every text cell that begins with one of ``= + - @``, a tab or a carriage return is
+written with a single quote ``'`` in front, the usual neutralisation (OWASP, "CSV injection"); so
+is a cell that already begins with ``'``, so that the rule can be undone exactly: **remove one
+leading ``'`` from every cell that begins with one** to get the text back. Numbers (positions,
+severity, mode) are never prefixed; ``p`` is a JSON list (``[0.0, ...]``). Rows end in CRLF (RFC
+4180), so a field holding a line break or a lone carriage return is quoted and reads back whole.
+JSONL and Parquet keep the exact text.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +30,13 @@ FIELDS: tuple[str, ...] = (
     "line_id", "doc", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",
     "marked_ref", "marked_hyp", "edit_class", "p", "severity", "mode", "flags", "failure",
 )
+
+#: Extension -> format of an edit list.
+EDIT_FORMATS: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "csv", ".parquet": "parquet"}
+
+#: What makes a spreadsheet read a CSV cell as a formula, and the quote that neutralises it.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_QUOTE = "'"
 
 
 def ranked(judged: Iterable[Any]) -> list[Any]:
@@ -34,32 +56,54 @@ def edit_row(j: Any) -> dict[str, Any]:
     }
 
 
+def csv_cell(value: Any) -> Any:
+    """A text cell as written to CSV: a leading ``'`` before a formula character or a ``'``."""
+    if type(value) is str and value.startswith((*FORMULA_START, _QUOTE)):
+        return _QUOTE + value
+    return value
+
+
+def check_path(path: str | Path, flag: str = "--edits") -> str:
+    """The format of an edit list at ``path``; a SemcerError for an unknown extension or a format
+    whose extra is not installed (Parquet: ``semcer[parquet]``)."""
+    ext = Path(path).suffix.lower()
+    fmt = EDIT_FORMATS.get(ext)
+    if fmt is None:
+        raise SemcerError(f"{flag} {path}: unknown extension {ext or '(none)'!r}; use .jsonl, .csv or .parquet")
+    if fmt == "parquet":
+        try:
+            import pyarrow
+            import pyarrow.parquet  # noqa: F401
+        except ImportError:
+            raise SemcerError(f'{flag} {path}: writing Parquet needs pyarrow: pip install "semcer[parquet]"') from None
+    return fmt
+
+
 def write_edits(path: str | Path, judged: Sequence[Any]) -> int:
     """Write every edit to ``path`` (format from the extension); returns the number written."""
-    path = Path(path)
-    ext = path.suffix.lower()
+    fmt = check_path(path)
     rows = [edit_row(j) for j in ranked(judged)]
-    if ext in (".jsonl", ".ndjson"):
-        with atomic_write(path) as fh:
-            for r in rows:
-                fh.write(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n")
-    elif ext == ".csv":
-        with atomic_write(path) as fh:
-            w = csv.DictWriter(fh, fieldnames=FIELDS, lineterminator="\n")
-            w.writeheader()
-            for r in rows:
-                w.writerow({**r, "p": json.dumps(r["p"])})
-    elif ext == ".parquet":
-        try:
+    try:
+        if fmt == "jsonl":
+            with atomic_write(path) as fh:
+                for r in rows:
+                    fh.write(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n")
+        elif fmt == "csv":
+            with atomic_write(path) as fh:
+                w = csv.writer(fh, lineterminator="\r\n")  # RFC 4180; a "\n" terminator left a lone CR unquoted
+                w.writerow(FIELDS)
+                for r in rows:
+                    r["p"] = json.dumps(r["p"])
+                    w.writerow([csv_cell(r[k]) for k in FIELDS])
+        else:
             import pyarrow as pa
             import pyarrow.parquet as pq
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise SemcerError('writing Parquet needs pyarrow: pip install "semcer[parquet]"') from exc
-        table = pa.Table.from_pylist(rows, schema=_schema(pa))
-        with atomic_path(path) as tmp:
-            pq.write_table(table, tmp)
-    else:
-        raise SemcerError(f"--edits {path}: unknown extension {ext or '(none)'!r}; use .jsonl, .csv or .parquet")
+
+            table = pa.Table.from_pylist(rows, schema=_schema(pa))
+            with atomic_path(path) as tmp:
+                pq.write_table(table, tmp)
+    except OSError as exc:
+        raise SemcerError(f"cannot write {path}: {exc.strerror or exc}") from None
     return len(rows)
 
 

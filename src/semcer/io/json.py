@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from semcer.atomic import atomic_write
+from semcer.errors import SemcerError
 
 
 def dumps(obj: Any) -> str:
@@ -16,10 +17,14 @@ def dumps(obj: Any) -> str:
 
 
 def emit(text: str, output: str | None) -> None:
-    """``text`` (with a final newline) to ``output`` atomically, or to standard output."""
+    """``text`` (with a final newline) to ``output`` atomically, or to standard output. A file that
+    cannot be written (disk full, folder gone) is a one-line SemcerError naming it."""
     text = text if text.endswith("\n") else text + "\n"
     if output:
-        with atomic_write(output) as fh:
-            fh.write(text)
+        try:
+            with atomic_write(output) as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise SemcerError(f"cannot write {output}: {exc.strerror or exc}") from None
     else:
         sys.stdout.write(text)

@@ -3,13 +3,16 @@ its marked pair and the labelling judge's level distribution), read into judge c
 
 Fields: ``lang``, ``op`` (S, D or I), ``ref_unit``, ``hyp_unit``, ``ref_pos``, ``hyp_pos``, ``ref``,
 ``hyp``, ``marked_ref``, ``marked_hyp`` and ``severity`` (a rating in [0, 1]) or ``p`` (five
-probabilities); optional ``mode``, ``id``, ``system``, ``line_id``, ``n_labels``. Every field is
-checked; a bad one is an InputError naming the file, the line and the field.
+probabilities, JSON numbers); optional ``mode``, ``id``, ``system``, ``line_id``, ``n_labels``.
+Every field is checked; a bad one is an InputError naming the file, the line and the field. The
+file is JSON Lines, read by :func:`semcer.io.jsonl.read_objects` (a JSON array, an empty file, a
+directory, a binary or compressed file are each refused in one line).
 """
 
 from __future__ import annotations
 
 import os
+import reprlib
 from typing import Any
 
 from semcer.alignment.context import EditContext
@@ -57,9 +60,12 @@ def edit_context(row: dict[str, Any], where: str) -> EditContext:
 def label(row: dict[str, Any], where: str) -> Label:
     """The label of one labelled edit: its severity, mode and (when given) distribution."""
     p: tuple[float, ...] = ()
-    if row.get("p") is not None:
+    raw_p = row.get("p")
+    if raw_p is not None:
+        if type(raw_p) is not list or any(type(x) not in (int, float) for x in raw_p):  # not "0.1", not true
+            raise InputError(f"{where}: p is not a list of numbers: {reprlib.repr(raw_p)}")
         try:
-            p = check_distribution(row["p"])
+            p = check_distribution(raw_p)
         except ValueError as exc:
             raise InputError(f"{where}: {exc}") from None
     severity = row.get("severity")
