@@ -55,16 +55,23 @@ def chunk_rows(n: int) -> int:
     return max(1, CHUNK_ENTRIES // max(n, 1))
 
 
-def resample_count_chunks(rng: np.random.Generator, n: int, n_boot: int) -> Iterator[np.ndarray]:
-    """Yield the multinomial count matrices of ``n_boot`` resamples of ``n`` items, ``chunk_rows(n)``
-    rows at a time (each row: how often each item was drawn in ``n`` draws with replacement).
+def resample_index_chunks(rng: np.random.Generator, n: int, n_boot: int) -> Iterator[np.ndarray]:
+    """Yield the item indices of ``n_boot`` resamples of ``n`` items (``n`` draws with replacement
+    each), ``chunk_rows(n)`` rows at a time.
 
     The draws are ``rng.integers(0, n)`` row after row, so the resamples are those of one
     ``rng.integers(0, n, size=(n_boot, n))`` call whatever the block size.
     """
     rows = chunk_rows(n)
     for start in range(0, n_boot, rows):
-        yield resample_counts(rng.integers(0, n, size=(min(rows, n_boot - start), n)), n)
+        yield rng.integers(0, n, size=(min(rows, n_boot - start), n))
+
+
+def resample_count_chunks(rng: np.random.Generator, n: int, n_boot: int) -> Iterator[np.ndarray]:
+    """The multinomial count matrices of the resamples of ``resample_index_chunks`` (each row: how
+    often each item was drawn), for statistics that are weighted sums over items."""
+    for idx in resample_index_chunks(rng, n, n_boot):
+        yield resample_counts(idx, n)
 
 
 def bca_estimate(value: float, boot: Any, jackknife: Any, confidence: float) -> Estimate:
