@@ -2,11 +2,14 @@
 
 An asyncio HTTP/1.1 server (keep-alive, Content-Length bodies) on 127.0.0.1 with an ephemeral
 port, running in a background thread (``ChatServer``) or as its own process (``python
-tests/llm_server.py --fixed``, which prints its port). ``POST /v1/chat/completions`` is answered by
-a backend function from the request body; faults can be queued (429, 500, a hang past the client's
-timeout, a dropped connection, garbage, an answer without probabilities). The server counts
-requests, the most requests in flight at once, and keeps every request's headers and body, so a
-test can check what the client sent.
+tests/llm_server.py --fixed``, which prints its port); with an ``ssl_context`` it speaks HTTPS.
+``POST /v1/chat/completions`` is answered by a backend function from the request body; faults can
+be queued (429, 500, a hang past the client's timeout, a dropped connection, garbage, an answer
+without probabilities, bodies of ``huge_bytes`` streamed in small pieces, a gzip bomb) or named by
+the request itself (a ``test_fault`` field in its body, for clients in other processes); a
+``handler`` can answer with any raw bytes; ``die_after`` makes the server stop listening and drop
+every connection after that many answers. The server counts requests, the most requests in flight
+at once, and keeps every request's headers and body, so a test can check what the client sent.
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ import collections
 import contextlib
 import json
 import math
+import ssl
 import sys
 import threading
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +32,11 @@ LABELS = ("0", "1", "2", "3", "4")
 
 #: A backend maps a request body to (top (token, logprob) pairs at the answer position, answer text, prompt tokens).
 Backend = Callable[[dict], "Answer"]
+#: A handler maps (request headers, request body) to a complete raw HTTP response, or None for the usual answer.
+Handler = Callable[[dict, dict], "bytes | None"]
+
+#: The pieces huge bodies are written in: the server never holds more than this of one.
+PIECE = 64 * 1024
 
 
 @dataclass
@@ -104,14 +114,22 @@ def model_backend(model: Any, tokenizer: Any, *, top_n: int = 20) -> Backend:
 class ChatServer:
     """The loopback server. ``with ChatServer(backend) as server: server.url`` is the client's base URL."""
 
-    def __init__(self, backend: Backend, *, delay: float = 0.0, hang: float = 5.0) -> None:
+    def __init__(self, backend: Backend, *, delay: float = 0.0, hang: float = 5.0,
+                 ssl_context: ssl.SSLContext | None = None, port: int = 0) -> None:
         self.backend = backend
         self.delay = delay
         self.hang = hang
+        self.ssl_context = ssl_context
         self.faults: collections.deque[str] = collections.deque()
         self.fault_all: str | None = None
+        self.handler: Handler | None = None
+        self.huge_bytes = 50 * 2**20
+        self.die_after: int | None = None
+        self.answered = 0
+        self.dead = False
         self.stats = ServerStats()
-        self.port = 0
+        self.port = port  # 0: an ephemeral port
+        self._writers: set[asyncio.StreamWriter] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: asyncio.base_events.Server | None = None
@@ -120,7 +138,7 @@ class ChatServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{'https' if self.ssl_context else 'http'}://127.0.0.1:{self.port}/v1"
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -134,7 +152,8 @@ class ChatServer:
     def _run(self) -> None:
         self._loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self._loop)
-        self._server = self._loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", 0))
+        self._server = self._loop.run_until_complete(asyncio.start_server(self._handle, "127.0.0.1", self.port,
+                                                                              ssl=self.ssl_context))
         self.port = self._server.sockets[0].getsockname()[1]
         self._ready.set()
         self._loop.run_forever()
@@ -166,10 +185,25 @@ class ChatServer:
         self.stats = ServerStats()
         self.faults.clear()
         self.fault_all = None
+        self.handler = None
+        self.huge_bytes = 50 * 2**20
+        self.die_after = None
+        self.answered = 0
+
+    def _die(self) -> None:
+        """Stop listening and drop every connection: the port then refuses connections (for good:
+        a test of a dying server starts its own, and may start another on the same port)."""
+        self.dead = True
+        assert self._server is not None
+        self._server.close()
+        for writer in list(self._writers):
+            with contextlib.suppress(Exception):
+                writer.transport.abort()
 
     # -- HTTP -----------------------------------------------------------------------------------
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.add(writer)
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
@@ -185,9 +219,10 @@ class ChatServer:
                 await writer.drain()
                 if not keep or headers.get("connection", "").lower() == "close":
                     break
-        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError, asyncio.LimitOverrunError):
+        except (asyncio.IncompleteReadError, OSError, asyncio.CancelledError, asyncio.LimitOverrunError):
             pass
         finally:
+            self._writers.discard(writer)
             with contextlib.suppress(Exception):
                 writer.close()
 
@@ -202,11 +237,25 @@ class ChatServer:
                 return self._send(writer, 404, {"error": {"message": f"no route {method} {path}"}})
             body = json.loads(raw)
             stats.bodies.append(body)
-            fault = self.faults.popleft() if self.faults else self.fault_all
+            if self.die_after is not None and self.answered >= self.die_after:
+                self._die()
+                return False
+            self.answered += 1
+            fault = self.faults.popleft() if self.faults else (body.get("test_fault") or self.fault_all)
             if fault:
                 stats.faults_served.append(fault)
             if self.delay:
                 await asyncio.sleep(self.delay)
+            if self.handler is not None:
+                payload = self.handler(headers, body)
+                if payload is not None:
+                    writer.write(payload)
+                    return False
+            if fault and fault.startswith("huge-"):
+                await self._send_huge(writer, fault)
+                return False
+            if fault == "gzip-bomb":  # a small body that inflates to huge_bytes
+                return self._send_raw(writer, 200, gzip_bomb(self.huge_bytes), b"content-encoding: gzip\r\n")
             if fault == "hang":
                 await asyncio.sleep(self.hang)
                 return False
@@ -229,18 +278,57 @@ class ChatServer:
         finally:
             stats.in_flight -= 1
 
+    async def _send_huge(self, writer: asyncio.StreamWriter, fault: str) -> None:
+        """``huge_bytes`` of a JSON string in PIECE-sized writes: with a Content-Length
+        (``huge-length``), chunked (``huge-chunked``) or until the connection closes (``huge-close``)."""
+        n = self.huge_bytes
+        if fault == "huge-length":
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n" % n)
+        elif fault == "huge-chunked":
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n")
+        else:
+            writer.write(b"HTTP/1.0 200 OK\r\ncontent-type: application/json\r\n\r\n")
+        piece = b'"' + b"x" * (PIECE - 1)
+        sent = 0
+        while sent < n:
+            part = piece[: min(PIECE, n - sent)]
+            writer.write(b"%x\r\n%s\r\n" % (len(part), part) if fault == "huge-chunked" else part)
+            sent += len(part)
+            await writer.drain()  # raises once the client has hung up
+        if fault == "huge-chunked":
+            writer.write(b"0\r\n\r\n")
+        await writer.drain()
+
     @staticmethod
     def _send(writer: asyncio.StreamWriter, status: int, obj: Any) -> bool:
         return ChatServer._send_raw(writer, status, json.dumps(obj).encode())
 
     @staticmethod
-    def _send_raw(writer: asyncio.StreamWriter, status: int, payload: bytes) -> bool:
-        reason = {200: "OK", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"}.get(status, "Status")
-        writer.write(
-            f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(payload)}\r\n\r\n".encode()
-            + payload
-        )
+    def _send_raw(writer: asyncio.StreamWriter, status: int, payload: bytes, extra: bytes = b"") -> bool:
+        writer.write(response_bytes(status, payload, extra))
         return True
+
+
+def response_bytes(status: int, payload: bytes, extra: bytes = b"") -> bytes:
+    """A complete HTTP/1.1 response with a Content-Length (``extra``: more header lines, each ending in CRLF)."""
+    reason = {200: "OK", 404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error"}.get(status, "Status")
+    return (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\ncontent-length: {len(payload)}\r\n".encode()
+            + extra + b"\r\n" + payload)
+
+
+_BOMBS: dict[int, bytes] = {}
+
+
+def gzip_bomb(n: int) -> bytes:
+    """A gzip stream of ``n`` spaces (a valid JSON prefix), compressed about a thousandfold."""
+    if n not in _BOMBS:
+        z = zlib.compressobj(9, zlib.DEFLATED, 31)
+        block = b" " * 2**20
+        parts = [z.compress(block) for _ in range(n // len(block))]
+        parts.append(z.compress(b" " * (n % len(block))))
+        parts.append(z.flush())
+        _BOMBS[n] = b"".join(parts)
+    return _BOMBS[n]
 
 
 def main() -> None:
