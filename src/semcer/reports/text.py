@@ -92,8 +92,12 @@ def render_judge_run(s: dict) -> str:
         ("judge", s["judge"]),
         ("edits", f"{s['edits']} ({s['unique_edits']} distinct)"),
         ("cache hits", str(s["cache_hits"])),
-        ("judged now", f"{s['judged']}" + (f" at {s['edits_per_second']} edits/s" if s.get("edits_per_second") else "")),
     ]
+    # edits that got a distribution now and their rate; what was sent and failed beside them
+    judged = f"{s['judged']}" + (f" at {s['edits_per_second']} edits/s" if s.get("edits_per_second") else "")
+    if s.get("failures"):
+        judged += f" ({s.get('sent', s['judged'] + s['failures'])} sent, {s['failures']} failed)"
+    rows.append(("judged now", judged))
     if "requests" in s:
         rows.append(("requests", f"{s['requests']} ({s['retries']} retries)"))
         if s.get("prompt_tokens") is not None:

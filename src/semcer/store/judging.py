@@ -125,22 +125,27 @@ def run_summary(judge: JudgeBase, unique_judgements: Sequence[Judgement], *, tot
     """Requests, tokens, cache hits, failures and label-mass statistics of one run, as a dict.
 
     ``unique_judgements`` holds one judgement per distinct edit (failures and one-hot readings are
-    counted once however often the edit occurs); ``total`` counts every edit.
+    counted once however often the edit occurs); ``total`` counts every edit, ``sent`` the distinct
+    edits sent to the judge. Of those, ``judged`` got a distribution and ``failures`` did not (the
+    store never holds a failure, so every failure was sent now): ``sent == judged + failures``.
+    ``edits_per_second`` is the rate of judged edits, failures not counted.
     """
     from semcer.judges.llm import ONE_HOT_FLAG, MassSummary
 
     failed = [j for j in unique_judgements if j.p is None]
+    judged = max(0, sent - len(failed))
     summary: dict[str, Any] = {
         "judge": judge.identity,
         "edits": total,
         "unique_edits": len(unique_judgements),
         "cache_hits": hits,
-        "judged": sent,
+        "sent": sent,
+        "judged": judged,
         "failures": len(failed),
         "failure_reasons": dict(Counter(j.failure for j in failed).most_common(5)),
         "one_hot": sum(1 for j in unique_judgements if ONE_HOT_FLAG in j.flags),
         "seconds": round(seconds, 3),
-        "edits_per_second": round(sent / seconds, 1) if seconds > 0 and sent else None,
+        "edits_per_second": round(judged / seconds, 1) if seconds > 0 and judged else None,
         "label_mass": MassSummary.of(unique_judgements).as_dict(),
     }
     stats = judge.stats
