@@ -55,7 +55,8 @@ __all__ = [
 #: and the command line (``semcer.cli.options``) both check against.
 OPENAI_OPTIONS = frozenset({
     "endpoint", "model", "api_key_env", "concurrency", "timeout", "max_retries", "backoff_base",
-    "backoff_max", "model_revision", "top_logprobs", "extra_body",
+    "backoff_max", "model_revision", "top_logprobs", "extra_body", "max_response_bytes",
+    "max_connection_failures",
 })
 HF_OPTIONS = frozenset({"device", "dtype", "batch_size", "chat_template_kwargs"})
 VLLM_OPTIONS = frozenset({"revision", "dtype", "chat_template_kwargs", "engine_kwargs"})
@@ -82,7 +83,10 @@ def build_llm_judge(spec: str, **options: Any) -> LLMJudge:
 
     ``llm``: an OpenAI-compatible server, from ``config=OpenAIConfig(...)`` or the options
     ``endpoint``, ``model`` and optionally ``api_key_env``, ``concurrency``, ``timeout``,
-    ``max_retries``, ``model_revision``, ``extra_body``. ``hf:PATH``: a local model directory, with
+    ``max_retries``, ``backoff_base``, ``backoff_max``, ``model_revision``, ``top_logprobs``,
+    ``extra_body``, ``max_response_bytes`` (the cap on an answer's body, 1 MiB by default) and
+    ``max_connection_failures`` (connection failures in a row that stop the run, 3 by default; 0:
+    never). ``hf:PATH``: a local model directory, with
     ``device``, ``dtype``, ``batch_size``, ``chat_template_kwargs``. ``vllm:MODEL``: vLLM's offline
     engine, with ``revision``, ``dtype``, ``engine_kwargs``, ``chat_template_kwargs``. Every form
     takes ``labels`` (``digits``, ``letters`` or five strings). Options that are None are ignored.

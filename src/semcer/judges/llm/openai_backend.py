@@ -7,8 +7,22 @@ each with a timeout, and are retried with exponential backoff and full jitter on
 timeouts, connection errors and malformed answers. An edit still unanswered after the last retry is
 a failure (``Judgement.p is None``), never a 0.
 
+A dead endpoint stops the run: after ``max_connection_failures`` connection failures in a row
+(nothing listening, a name that does not resolve, a connect timeout) with no answer ever, the judge
+raises one :class:`~semcer.errors.JudgeError` naming the endpoint. An endpoint that answered before
+and stops (a circuit breaker): the edits left fail at once, without more requests, and the next
+batch first sends one request to see whether the endpoint is back.
+
+An answer body is read within ``max_response_bytes`` (1 MiB by default; a chat completion with
+top-20 log-probabilities for one token is a few KB), counted while reading and, for a compressed
+body, while inflating: a longer one fails its edit at once (not retried: an endpoint that sends
+megabytes for one token is broken, and would send them again).
+
 The API key is read from an environment variable when the first request is made and lives only in
-the request headers: it is never logged, cached, put in the identity or written anywhere.
+the request headers: it is never logged, cached, put in the identity or written anywhere. Every text
+that comes from the server or from an exception (error messages, bodies, tokens, answers) has every
+piece of 8 characters or more of the key masked before it is cut to length (:func:`redact`), so
+that a server echoing the Authorization header puts none of it into a failure reason or an error.
 
 Plain-HTTP endpoints (a local vLLM or llama.cpp server, where throughput matters) go through
 :class:`HTTP11Transport`, a lean keep-alive HTTP/1.1 transport for httpx: httpx's default
@@ -20,12 +34,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import json
 import math
+import operator
 import os
 import random
+import socket
 import threading
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -36,11 +54,72 @@ from semcer.judges.llm.judge import Reading, label_probs_from_top
 from semcer.judges.llm.prompt import Prompt
 
 DEFAULT_API_KEY_ENV = "OPENAI_API_KEY"
+#: The default cap on an answer's body, in bytes.
+DEFAULT_MAX_RESPONSE_BYTES = 2**20
+#: The default number of connection failures in a row that stop the run.
+DEFAULT_MAX_CONNECTION_FAILURES = 3
 
 #: Statuses retried with backoff; other 4xx are either fatal (below) or a failure of that one edit.
 _RETRY_STATUSES = frozenset({408, 409, 425, 429})
 #: Statuses that mean the configuration is wrong (key, endpoint, model): the run stops at once.
 _FATAL_STATUSES = frozenset({401, 403, 404, 405})
+
+#: Pieces of the key this long or longer are masked wherever they occur (a shorter key: the whole key).
+SECRET_PIECE = 8
+_MASK = "***"
+#: How much of a server's text a failure reason or an error message quotes, in characters.
+_ERROR_CHARS = 200
+_SNIPPET_CHARS = 120
+_DETAIL_CHARS = 120
+_TOKEN_CHARS = 40
+#: Interim (1xx) responses skipped before an answer, at most.
+_MAX_INTERIM = 8
+#: Control characters (C0, DEL, C1) and line separators, to their escapes.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), *range(0x7F, 0xA0))} | {0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def redact(text: str, secret: str | None, limit: int) -> str:
+    """``text`` with every piece of ``secret`` of 8 characters or more masked (``***``), then cut to
+    ``limit`` characters (``…`` marks a cut).
+
+    Masking comes first and cutting second, so that a key just before the cut leaves no end of
+    itself behind; and since every 8-character piece is masked, not only whole occurrences, neither
+    does a key that the server itself cut, nor one split by the cut. A key shorter than 8
+    characters is masked where it occurs whole. Work is proportional to ``limit``, not to ``text``.
+    """
+    limit = max(0, limit)
+    cut = len(text) > limit
+    if not secret or not text:
+        return text[:limit] + "…" if cut else text
+    piece = min(SECRET_PIECE, len(secret))
+    pieces = {secret[i:i + piece] for i in range(len(secret) - piece + 1)}
+    # Every occurrence of the key that starts before the cut ends inside this window; what the
+    # window itself cuts starts after the cut.
+    window = text[: limit + len(secret) + piece]
+    masked = bytearray(len(window))
+    for i in range(len(window) - piece + 1):
+        if window[i:i + piece] in pieces:
+            masked[i:i + piece] = b"\x01" * piece
+    out: list[str] = []
+    i = 0
+    end = min(limit, len(window))
+    while i < end:
+        if masked[i]:
+            out.append(_MASK)
+            while i < len(window) and masked[i]:
+                i += 1
+        else:
+            j = i
+            while j < end and not masked[j]:
+                j += 1
+            out.append(window[i:j])
+            i = j
+    result = "".join(out) + ("…" if cut else "")
+    if "*" in secret and result != text:  # the marks could join into a new piece of such a key
+        again = redact(result, secret, len(result))
+        if again != result:
+            return again
+    return result
 
 
 @dataclass(frozen=True)
@@ -52,6 +131,12 @@ class OpenAIConfig:
     (weights revision, quantisation): it goes into the identity, so a new revision never reuses
     another's cached judgements. ``extra_body`` is merged into every request (e.g.
     ``{"chat_template_kwargs": {"enable_thinking": false}}``) and its hash joins the identity.
+
+    ``max_response_bytes`` caps an answer's body (after inflating a compressed one): a longer
+    answer fails its edit at once. ``max_connection_failures`` connection failures in a row stop
+    the run: with a :class:`~semcer.errors.JudgeError` when the endpoint never answered, by failing
+    the rest of the batch without sending it when it did (0: never stop early; every edit is then
+    retried as any other failure). Neither changes a judgement, so neither is in the identity.
     """
 
     endpoint: str
@@ -65,22 +150,38 @@ class OpenAIConfig:
     model_revision: str = ""
     top_logprobs: int = 20
     extra_body: Mapping[str, Any] | None = field(default=None, hash=False)
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    max_connection_failures: int = DEFAULT_MAX_CONNECTION_FAILURES
 
     def __post_init__(self) -> None:
-        if not self.endpoint or not self.endpoint.startswith(("http://", "https://")):
+        if not isinstance(self.endpoint, str) or not self.endpoint.startswith(("http://", "https://")):
             raise JudgeError(f"endpoint {self.endpoint!r}: give the server's base URL, e.g. http://127.0.0.1:8000/v1")
         if not self.model:
             raise JudgeError("no model name: give the served model's name (--model), as the server lists it at /v1/models")
-        if self.concurrency < 1:
-            raise JudgeError(f"concurrency must be at least 1, got {self.concurrency}")
+        self._whole("concurrency", 1)
+        self._whole("max_retries", 0)
+        self._whole("top_logprobs", 1, 20)
+        self._whole("max_response_bytes", 1)
+        self._whole("max_connection_failures", 0)
+        for name in ("timeout", "backoff_base", "backoff_max"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise JudgeError(f"{name} must be a number of seconds, 0 or more; got {value!r}")
         if not self.timeout > 0:
             raise JudgeError(f"timeout must be positive, got {self.timeout}")
-        if self.max_retries < 0:
-            raise JudgeError(f"max_retries must be 0 or more, got {self.max_retries}")
-        if not 1 <= self.top_logprobs <= 20:
-            raise JudgeError(f"top_logprobs must be between 1 and 20, got {self.top_logprobs}")
         if self.extra_body is not None and not isinstance(self.extra_body, Mapping):
             raise JudgeError("extra_body must be a JSON object")
+
+    def _whole(self, name: str, least: int, most: int | None = None) -> None:
+        value = getattr(self, name)
+        try:
+            number = operator.index(value) if not isinstance(value, bool) else None
+        except TypeError:
+            number = None
+        if number is None or number < least or (most is not None and number > most):
+            span = f"between {least} and {most}" if most is not None else f"at least {least}"
+            raise JudgeError(f"{name} must be a whole number {span}, got {value!r}")
+        object.__setattr__(self, name, number)
 
     @property
     def url(self) -> str:
@@ -89,7 +190,20 @@ class OpenAIConfig:
 
 
 class _Fatal(Exception):
-    """A configuration error reported by the server; stops the whole batch."""
+    """A configuration error reported by the server, or an endpoint never reached; stops the whole batch."""
+
+
+class ResponseTooLarge(Exception):
+    """An answer whose body is longer than the cap (raised while reading, before the rest arrives)."""
+
+    def __init__(self, limit: int, status: int) -> None:
+        super().__init__(f"HTTP {status}: answer over the {limit}-byte limit (max_response_bytes)")
+        self.limit = limit
+        self.status = status
+
+
+class _Undecodable(Exception):
+    """An answer in a content encoding the client cannot read."""
 
 
 class _LoopThread:
@@ -146,6 +260,13 @@ class OpenAIBackend:
         self._key: str | None = None
         self._labels: tuple[str, ...] = ()
         self._extra = json.dumps(dict(config.extra_body), sort_keys=True) if config.extra_body else ""
+        # the breaker: connection failures since the last answer, whether any request was ever
+        # answered, why the breaker is open ("" while closed) and the event that wakes backoffs
+        self._connect_failures = 0
+        self._answered = False
+        self._broken = ""
+        self._tripped: asyncio.Event | None = None
+        self._stop = ""  # why this batch stops (a fatal answer, an endpoint never reached): send no more
 
     @property
     def identity(self) -> str:
@@ -184,14 +305,23 @@ class OpenAIBackend:
 
     async def _read_all(self, prompts: Sequence[Prompt], labels: tuple[str, ...], stats: JudgeStats) -> list[Reading]:
         send = self._ensure_client()
-        tasks = [asyncio.ensure_future(self._read_one(send, p, labels, stats)) for p in prompts]
+        self._stop = ""
+        if not prompts:
+            return []
+        tasks: list[asyncio.Future[Reading]] = []
         try:
-            return list(await asyncio.gather(*tasks))
+            first: list[Reading] = []
+            if self._broken:  # the endpoint stopped answering in an earlier batch: one request first
+                self._close_breaker(probing=True)
+                first = [await self._read_one(send, prompts[0], labels, stats)]
+            tasks = [asyncio.ensure_future(self._read_one(send, p, labels, stats)) for p in prompts[len(first):]]
+            return first + list(await asyncio.gather(*tasks))
         except _Fatal as exc:
+            self._stop = str(exc)
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            raise JudgeError(str(exc)) from None
+            raise JudgeError(self._clean(str(exc))) from None
 
     def _ensure_client(self) -> Any:
         """Build the sender on first use (inside the loop thread): headers, timeouts, connections."""
@@ -214,13 +344,16 @@ class OpenAIBackend:
         self._headers = httpx.Headers(headers)
         self._extensions = {"timeout": {"connect": c.timeout, "read": c.timeout, "write": c.timeout, "pool": c.timeout}}
         if self._url.scheme == "http":
-            self._transport = HTTP11Transport(max_idle=c.concurrency)
+            self._transport = HTTP11Transport(max_idle=c.concurrency, max_body=c.max_response_bytes)
             self._send = self._transport.handle_async_request
         else:
             limits = httpx.Limits(max_connections=c.concurrency, max_keepalive_connections=c.concurrency)
             self._client = httpx.AsyncClient(timeout=httpx.Timeout(c.timeout), limits=limits, follow_redirects=False)
-            self._send = self._client.send
+            self._send = functools.partial(self._client.send, stream=True)
         self._sem = asyncio.Semaphore(c.concurrency)
+        self._tripped = asyncio.Event()
+        if self._broken:
+            self._tripped.set()
         return self._send
 
     def _body(self, prompt: Prompt) -> bytes:
@@ -245,48 +378,128 @@ class OpenAIBackend:
         assert self._sem is not None
         problem = ""
         retry_after = 0.0
+        attempt = 0
         for attempt in range(c.max_retries + 1):
             if attempt:
-                stats.retries += 1
-                await asyncio.sleep(self._delay(attempt, retry_after))
+                await self._pause(self._delay(attempt, retry_after))
             retry_after = 0.0
             async with self._sem:
+                if self._stop:
+                    raise _Fatal(self._stop)
+                if self._broken:
+                    break
+                if attempt:
+                    stats.retries += 1
                 stats.requests += 1
                 stats.in_flight += 1
                 try:
-                    request = httpx.Request("POST", self._url, headers=self._headers, content=body,
-                                            extensions=self._extensions)
-                    response = await send(request)
+                    status, headers, content = await self._exchange(send, body)
+                except ResponseTooLarge as exc:
+                    self._reached()
+                    problem = str(exc)
+                    break  # an endpoint that sends megabytes for one token would send them again
+                except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                    problem = f"connection failed ({self._redact(str(exc) or type(exc).__name__, _DETAIL_CHARS)})"
+                    self._connection_failed(problem)
+                    continue
                 except httpx.TimeoutException:
                     problem = f"no answer within {c.timeout:g} s"
                     continue
                 except httpx.TransportError as exc:
-                    problem = f"connection error ({type(exc).__name__}: {self._scrub(str(exc))[:80]})"
+                    problem = f"connection error ({type(exc).__name__}: {self._redact(str(exc), 80)})"
+                    continue
+                except _Undecodable as exc:
+                    self._reached()
+                    problem = f"malformed answer: {self._redact(str(exc), _DETAIL_CHARS)}"
                     continue
                 finally:
                     stats.in_flight -= 1
-            status = response.status_code
+            self._reached()
             if status == 200:
-                reading = self._parse(response.content, labels, stats)
+                reading = self._parse(content, labels, stats)
                 if not reading.failure:
                     stats.edits += 1
                     return reading
                 problem = reading.failure
                 continue
-            message = self._scrub(_error_message(response))
+            message = self._redact(self._error_text(content), _ERROR_CHARS)
             if status in _FATAL_STATUSES:
                 hint = ""
                 if status in (404, 405):
                     hint = " (is the endpoint the base URL, e.g. http://127.0.0.1:8000/v1, and the model name right?)"
-                raise _Fatal(f"{c.url}: HTTP {status}: {message}{hint}")
+                self._stop = f"{c.url}: HTTP {status}: {message}{hint}"
+                raise _Fatal(self._stop)
             problem = f"HTTP {status}: {message}"
             if status in _RETRY_STATUSES or status >= 500:
-                retry_after = _retry_after(response)
+                retry_after = _retry_after(headers.get("retry-after"))
                 continue
             break  # another 4xx (e.g. 400, prompt too long): this edit fails, retrying would not help
         stats.edits += 1
+        if self._broken:
+            return Reading(failure=self._broken)
         attempts = f" after {attempt + 1} attempt{'s' if attempt else ''}"
-        return Reading(failure=f"{problem}{attempts}")
+        return Reading(failure=self._clean(f"{problem}{attempts}"))
+
+    async def _exchange(self, send: Any, body: bytes) -> tuple[int, Any, bytes]:
+        """Send one request; the status, headers and body (inflated, within the cap) of the answer."""
+        import httpx
+
+        cap = self.config.max_response_bytes
+        request = httpx.Request("POST", self._url, headers=self._headers, content=body, extensions=self._extensions)
+        response = await send(request)
+        try:
+            status = response.status_code
+            length = response.headers.get("content-length", "")
+            if length.isdigit() and int(length) > cap:
+                raise ResponseTooLarge(cap, status)
+            parts: list[bytes] = []
+            size = 0
+            async for part in response.aiter_raw():
+                size += len(part)
+                if size > cap:
+                    raise ResponseTooLarge(cap, status)
+                parts.append(part)
+        finally:
+            await response.aclose()
+        raw = b"".join(parts)
+        return status, response.headers, _decode(raw, response.headers.get("content-encoding", ""), cap, status)
+
+    # -- the breaker --------------------------------------------------------------------------
+
+    def _reached(self) -> None:
+        """The endpoint answered (whatever it said): it is reachable."""
+        self._answered = True
+        self._connect_failures = 0
+
+    def _connection_failed(self, problem: str) -> None:
+        """Count one failure to connect; at the limit, stop the run or open the breaker."""
+        c = self.config
+        self._connect_failures += 1
+        n = self._connect_failures
+        if not c.max_connection_failures or n < c.max_connection_failures or self._broken:
+            return
+        if not self._answered:
+            self._connect_failures = 0  # a later call (the server started meanwhile) tries afresh
+            self._stop = (f"cannot reach {c.url}: {problem} ({n} attempts in a row, none answered); "
+                          "is the server running? is --endpoint right?")
+            raise _Fatal(self._stop)
+        self._broken = self._clean(f"not judged: {c.url} stopped answering ({problem}; {n} connection failures in a row)")
+        if self._tripped is not None:
+            self._tripped.set()
+
+    def _close_breaker(self, *, probing: bool = False) -> None:
+        """Close the breaker; ``probing``: one more connection failure opens it again."""
+        self._broken = ""
+        if self._tripped is not None:
+            self._tripped.clear()
+        self._connect_failures = max(0, self.config.max_connection_failures - 1) if probing else 0
+
+    async def _pause(self, seconds: float) -> None:
+        """Sleep before a retry; cut short when the breaker opens."""
+        if seconds <= 0 or self._tripped is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._tripped.wait(), seconds)
 
     def _delay(self, attempt: int, retry_after: float) -> float:
         """Full-jitter exponential backoff; a server's Retry-After is honoured up to the cap."""
@@ -294,28 +507,51 @@ class OpenAIBackend:
         cap = min(c.backoff_max, c.backoff_base * (2 ** (attempt - 1)))
         return max(min(retry_after, c.backoff_max), random.uniform(0.0, cap))
 
+    # -- reading answers ----------------------------------------------------------------------
+
     def _parse(self, content: bytes, labels: tuple[str, ...], stats: JudgeStats) -> Reading:
         try:
             data = json.loads(content)
-        except (ValueError, UnicodeDecodeError):
-            return Reading(failure=f"malformed answer: not JSON ({self._scrub(_snippet(content))})")
+        except (ValueError, RecursionError):
+            return Reading(failure=f"malformed answer: not JSON ({self._snippet(content)})")
         try:
-            reading = parse_chat_completion(data, labels)
-        except (KeyError, IndexError, TypeError, ValueError) as exc:
-            return Reading(failure=f"malformed answer: {type(exc).__name__} {self._scrub(str(exc))[:120]}")
+            reading = parse_chat_completion(data, labels, secret=self._key)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+            return Reading(failure=f"malformed answer: {type(exc).__name__} {self._redact(str(exc), _DETAIL_CHARS)}")
         usage = data.get("usage") if isinstance(data, dict) else None
         if isinstance(usage, dict):
             prompt_tokens, completion_tokens = usage.get("prompt_tokens"), usage.get("completion_tokens")
-            if isinstance(prompt_tokens, int):
+            if isinstance(prompt_tokens, int) and not isinstance(prompt_tokens, bool) and prompt_tokens >= 0:
                 stats.prompt_tokens += prompt_tokens
                 stats.tokens_reported = True
-            if isinstance(completion_tokens, int):
+            if isinstance(completion_tokens, int) and not isinstance(completion_tokens, bool) and completion_tokens >= 0:
                 stats.completion_tokens += completion_tokens
         return reading
 
-    def _scrub(self, text: str) -> str:
-        """``text`` with the API key blanked, should a server ever echo it."""
-        return text.replace(self._key, "***") if self._key else text
+    def _error_text(self, content: bytes) -> str:
+        """The message of an error answer: ``error.message`` of a JSON body, else a snippet of it."""
+        try:
+            data = json.loads(content)
+            err = data.get("error", data) if isinstance(data, dict) else data
+            msg = err.get("message", err) if isinstance(err, dict) else err
+            return msg if isinstance(msg, str) else json.dumps(msg, ensure_ascii=False)
+        except Exception:  # not JSON, too deep, not serialisable again: quote the body
+            return self._snippet(content)
+
+    def _snippet(self, content: bytes) -> str:
+        """The start of a body, masked, cut and quoted."""
+        window = content[: 4 * (_SNIPPET_CHARS + len(self._key or "") + SECRET_PIECE)]
+        text = self._redact(window.decode("utf-8", "replace"), _SNIPPET_CHARS)
+        return repr(text.replace("\n", " "))
+
+    def _redact(self, text: str, limit: int) -> str:
+        """``text`` with every piece of the API key masked, then cut to ``limit`` characters."""
+        return redact(text, self._key, limit)
+
+    def _clean(self, text: str) -> str:
+        """``text`` with every piece of the API key masked and every control character escaped (the
+        last pass over every failure reason and error message: one line, nothing that drives a terminal)."""
+        return redact(text, self._key, len(text)).translate(_CONTROLS)
 
     # -- closing ---------------------------------------------------------------------------
 
@@ -329,6 +565,7 @@ class OpenAIBackend:
                 with contextlib.suppress(Exception):
                     loop.run(closer.aclose(), timeout=5)
         self._client = self._transport = self._send = None
+        self._tripped = None
         loop.stop()
 
     def __del__(self) -> None:
@@ -338,60 +575,101 @@ class OpenAIBackend:
             loop.stop(wait=False)
 
 
-def parse_chat_completion(data: Any, labels: Sequence[str]) -> Reading:
+def parse_chat_completion(data: Any, labels: Sequence[str], *, secret: str | None = None) -> Reading:
     """A reading from a chat-completions response: label probabilities at the first generated token.
 
     Uses ``choices[0].logprobs.content[0]``: its ``top_logprobs`` plus the chosen token. Without
-    probabilities, the answer text is used (a one-hot reading). Raises KeyError/TypeError/ValueError
-    on a response of the wrong shape.
+    probabilities, the answer text is used (a one-hot reading). Raises ValueError on a response of
+    the wrong shape: anything but an object where one is expected, a token that is not a string, a
+    log-probability that is not a number (``false`` is not 0, ``"-0.1"`` is not -0.1). Server text
+    quoted in a failure has every piece of ``secret`` (the API key) masked.
     """
-    choice = data["choices"][0]
+    if not isinstance(data, dict):
+        raise ValueError("the answer is not a JSON object")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise ValueError("the answer has no choices")
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        raise ValueError("choices[0] is not an object")
     logprobs = choice.get("logprobs")
     content = logprobs.get("content") if isinstance(logprobs, dict) else None
     if content:
+        if not isinstance(content, list) or not isinstance(content[0], dict):
+            raise ValueError("logprobs.content[0] is not an object")
         first = content[0]
-        top = [(t["token"], t["logprob"]) for t in (first.get("top_logprobs") or [])]
+        entries = first.get("top_logprobs") or []
+        if not isinstance(entries, list):
+            raise ValueError("logprobs.content[0].top_logprobs is not a list")
+        top = [_token_logprob(t, secret) for t in entries]
         if "token" in first and "logprob" in first:
-            top.append((first["token"], first["logprob"]))
+            top.append(_token_logprob(first, secret))
         if not top:
             raise ValueError("logprobs.content[0] has no tokens")
         probs, missing = label_probs_from_top(top, labels)
         if math.fsum(probs) <= 0.0:
-            shown = ", ".join(repr(t) for t, _ in top[:5])
+            shown = ", ".join(repr(redact(t, secret, _TOKEN_CHARS)) for t, _ in top[:5])
             return Reading(failure=f"no label among the top {len(top)} tokens (first: {shown})")
         return Reading(label_probs=probs, missing=missing)
     message = choice.get("message") or {}
-    text = message.get("content")
+    text = message.get("content") if isinstance(message, dict) else None
     if not isinstance(text, str):
         raise ValueError("the answer has neither logprobs nor message.content")
     if text.strip() not in labels:
-        return Reading(failure=f"answer {text.strip()[:40]!r} is not a label and came without probabilities")
+        shown = repr(redact(text.strip(), secret, _TOKEN_CHARS))
+        return Reading(failure=f"answer {shown} is not a label and came without probabilities")
     return Reading(answer=text)
 
 
-def _error_message(response: Any) -> str:
+def _token_logprob(entry: Any, secret: str | None) -> tuple[str, float]:
+    """``(token, logprob)`` of one log-probability entry, checked (ValueError when malformed)."""
+    if not isinstance(entry, dict):
+        raise ValueError("a log-probability entry is not an object")
+    token, logprob = entry.get("token"), entry.get("logprob")
+    if not isinstance(token, str):
+        raise ValueError(f"token {redact(repr(token), secret, _TOKEN_CHARS)} is not a string")
+    shown = repr(redact(token, secret, _TOKEN_CHARS))
+    if isinstance(logprob, bool) or not isinstance(logprob, (int, float)):
+        raise ValueError(f"the log-probability of token {shown} is not a number: {redact(repr(logprob), secret, _TOKEN_CHARS)}")
     try:
-        data = response.json()
-        err = data.get("error", data) if isinstance(data, dict) else data
-        msg = err.get("message", err) if isinstance(err, dict) else err
-        return str(msg)[:200]
-    except Exception:
-        return _snippet(response.content)
+        value = float(logprob)
+    except OverflowError:
+        raise ValueError(f"the log-probability of token {shown} is out of range") from None
+    if math.isnan(value) or value > 1e-6:
+        raise ValueError(f"the log-probability {value!r} of token {shown} is not a log-probability")
+    return token, value
 
 
-def _snippet(content: bytes) -> str:
-    text = content[:120].decode("utf-8", "replace").replace("\n", " ")
-    return repr(text)
+def _decode(raw: bytes, encoding: str, cap: int, status: int) -> bytes:
+    """``raw`` inflated by its Content-Encoding (identity, gzip or deflate), never past ``cap`` bytes."""
+    encoding = encoding.strip().lower()
+    if encoding in ("", "identity"):
+        return raw
+    if encoding not in ("gzip", "x-gzip", "deflate"):
+        raise _Undecodable(f"content-encoding {encoding[:40]!r}, which the client does not read (it asked for identity)")
+    for wbits in ((47,) if encoding != "deflate" else (47, -15)):  # 47: a gzip or zlib header; -15: raw deflate
+        inflater = zlib.decompressobj(wbits)
+        try:
+            out = inflater.decompress(raw, cap + 1)
+        except zlib.error as exc:
+            error = exc
+            continue
+        if len(out) > cap:
+            raise ResponseTooLarge(cap, status)
+        if not inflater.eof:
+            raise _Undecodable(f"content-encoding {encoding}: the compressed body is cut short")
+        return out
+    raise _Undecodable(f"content-encoding {encoding}: the body does not inflate ({error})")
 
 
-def _retry_after(response: Any) -> float:
-    value = response.headers.get("retry-after")
+def _retry_after(value: str | None) -> float:
     if not value:
         return 0.0
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         return 0.0
+    return seconds if math.isfinite(seconds) and seconds > 0 else 0.0
 
 
 class HTTP11Transport:
@@ -399,13 +677,18 @@ class HTTP11Transport:
 
     Implements ``httpx.AsyncBaseTransport``'s interface (``handle_async_request``, ``aclose``), so it
     can also be mounted in an ``httpx.AsyncClient``. Bodies are read whole (Content-Length, chunked,
-    or until the server closes). Connections are reused; a reused connection that the server closed
-    meanwhile is replaced once, transparently. Errors are httpx's: ``ConnectError``,
-    ``ConnectTimeout``, ``ReadTimeout``, ``ReadError``, ``RemoteProtocolError``.
+    or until the server closes) and handed on as they came (a compressed body is inflated by whoever
+    reads the response); with ``max_body``, a body longer than that many bytes raises
+    :class:`ResponseTooLarge` as soon as its length is known or its reading passes the limit (the
+    connection is closed, the rest never read). Interim (1xx) responses are skipped. Connections
+    are reused; a reused connection that the server closed meanwhile is replaced once,
+    transparently. Other errors are httpx's: ``ConnectError``, ``ConnectTimeout``, ``ReadTimeout``,
+    ``ReadError``, ``RemoteProtocolError``.
     """
 
-    def __init__(self, *, max_idle: int = 64) -> None:
+    def __init__(self, *, max_idle: int = 64, max_body: int | None = None) -> None:
         self.max_idle = max_idle
+        self.max_body = max_body
         self._idle: dict[tuple[str, int], list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]] = {}
         self._closed = False
 
@@ -428,7 +711,14 @@ class HTTP11Transport:
                     head = await reader.readuntil(b"\r\n\r\n")
                     started = True
                     status, headers, length, chunked, keep = _parse_head(head)
-                    body = await _read_body(reader, status, length, chunked)
+                    for _ in range(_MAX_INTERIM):
+                        if not (100 <= status < 200 and status != 101):
+                            break
+                        head = await reader.readuntil(b"\r\n\r\n")  # an interim answer: the real one follows
+                        status, headers, length, chunked, keep = _parse_head(head)
+                    if 100 <= status < 200:
+                        raise ValueError(f"status {status} where an answer was due")
+                    body = await _read_body(reader, status, length, chunked, self.max_body)
             except TimeoutError:
                 writer.close()
                 raise httpx.ReadTimeout("no answer within the timeout", request=request) from None
@@ -440,14 +730,14 @@ class HTTP11Transport:
             except (ValueError, asyncio.LimitOverrunError) as exc:
                 writer.close()
                 raise httpx.RemoteProtocolError(f"malformed HTTP response: {exc}", request=request) from None
-            except BaseException:
+            except BaseException:  # ResponseTooLarge among them: the rest of the body is never read
                 writer.close()
                 raise
             if keep and not self._closed and len(self._idle.get(key, ())) < self.max_idle:
                 self._idle.setdefault(key, []).append(conn)
             else:
                 writer.close()
-            return httpx.Response(status, headers=headers, content=body, request=request,
+            return httpx.Response(status, headers=headers, stream=httpx.ByteStream(body), request=request,
                                   extensions={"http_version": b"HTTP/1.1"})
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -466,7 +756,7 @@ class HTTP11Transport:
         except TimeoutError:
             raise httpx.ConnectTimeout(f"could not connect to {key[0]}:{key[1]} within the timeout", request=request) from None
         except OSError as exc:
-            raise httpx.ConnectError(f"could not connect to {key[0]}:{key[1]}: {exc.strerror or exc}", request=request) from None
+            raise httpx.ConnectError(f"could not connect to {key[0]}:{key[1]}: {_os_reason(exc)}", request=request) from None
         return conn, False
 
     async def __aenter__(self) -> HTTP11Transport:
@@ -483,6 +773,15 @@ class HTTP11Transport:
         self._idle.clear()
 
 
+def _os_reason(exc: OSError) -> str:
+    """Why a connection failed, in words: "Connection refused", "Name or service not known"."""
+    if isinstance(exc, socket.gaierror) and exc.strerror:
+        return exc.strerror
+    if exc.errno and exc.errno > 0:
+        return os.strerror(exc.errno)
+    return str(exc) or type(exc).__name__
+
+
 def _request_bytes(request: Any) -> bytes:
     """The request line, headers and body of an httpx request with an in-memory body."""
     parts = [b"%s %s HTTP/1.1\r\n" % (request.method.encode("ascii"), request.url.raw_path)]
@@ -497,9 +796,10 @@ def _parse_head(head: bytes) -> tuple[int, list[tuple[bytes, bytes]], int | None
     """Status, headers, content length, chunked?, keep-alive? of a response head (ValueError if malformed)."""
     lines = head[:-4].split(b"\r\n")
     version, _, rest = lines[0].partition(b" ")
-    if not version.startswith(b"HTTP/1."):
+    code = rest[:3]
+    if not version.startswith(b"HTTP/1.") or not (code.isdigit() and len(code) == 3) or rest[3:4] not in (b"", b" "):
         raise ValueError(f"status line {lines[0][:60]!r}")
-    status = int(rest[:3])
+    status = int(code)
     keep = version == b"HTTP/1.1"
     length: int | None = None
     chunked = False
@@ -510,6 +810,8 @@ def _parse_head(head: bytes) -> tuple[int, list[tuple[bytes, bytes]], int | None
             raise ValueError(f"header line {line[:60]!r}")
         name, value = name.strip().lower(), value.strip()
         if name == b"content-length":
+            if not value.isdigit() or (length is not None and int(value) != length):
+                raise ValueError(f"content-length {value[:30]!r}")
             length = int(value)
         elif name == b"transfer-encoding":
             chunked = b"chunked" in value.lower()
@@ -517,23 +819,53 @@ def _parse_head(head: bytes) -> tuple[int, list[tuple[bytes, bytes]], int | None
         elif name == b"connection":
             keep = value.lower() == b"keep-alive" or (keep and value.lower() != b"close")
         headers.append((name, value))
-    if length is None and not chunked and status not in (204, 304):
+    if chunked:
+        length = None  # Transfer-Encoding wins over Content-Length (RFC 9112, 6.3)
+        headers = [(n, v) for n, v in headers if n != b"content-length"]
+    elif length is None and status not in (204, 304) and not 100 <= status < 200:
         keep = False  # the body runs until the server closes the connection
     return status, headers, length, chunked, keep
 
 
-async def _read_body(reader: asyncio.StreamReader, status: int, length: int | None, chunked: bool) -> bytes:
-    if chunked:
-        chunks: list[bytes] = []
-        while True:
-            size = int((await reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
-            if size == 0:
-                while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers
-                    pass
-                return b"".join(chunks)
-            chunks.append((await reader.readexactly(size + 2))[:-2])
-    if length is not None:
-        return await reader.readexactly(length)
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+
+
+async def _read_body(reader: asyncio.StreamReader, status: int, length: int | None, chunked: bool,
+                     limit: int | None = None) -> bytes:
+    """The body after a response head, never reading more than ``limit`` bytes of it (ResponseTooLarge)."""
     if status in (204, 304) or 100 <= status < 200:
         return b""
-    return await reader.read()
+    cap = limit if limit is not None else math.inf
+    if chunked:
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            line = (await reader.readuntil(b"\r\n")).split(b";")[0].strip()
+            if not line or not set(line) <= _HEX:
+                raise ValueError(f"chunk size {line[:30]!r}")
+            size = int(line, 16)
+            if size == 0:
+                while (trailer := await reader.readuntil(b"\r\n")) != b"\r\n":
+                    total += len(trailer)
+                    if total > cap:
+                        raise ResponseTooLarge(int(cap), status)
+                return b"".join(chunks)
+            total += size
+            if total > cap:
+                raise ResponseTooLarge(int(cap), status)
+            chunk = await reader.readexactly(size + 2)
+            if chunk[-2:] != b"\r\n":
+                raise ValueError("a chunk is not followed by CRLF")
+            chunks.append(chunk[:-2])
+    if length is not None:
+        if length > cap:
+            raise ResponseTooLarge(int(cap), status)
+        return await reader.readexactly(length)
+    parts: list[bytes] = []
+    total = 0
+    while part := await reader.read(64 * 1024):
+        total += len(part)
+        if total > cap:
+            raise ResponseTooLarge(int(cap), status)
+        parts.append(part)
+    return b"".join(parts)
