@@ -189,3 +189,9 @@ def test_export_overwrites_a_parquet_file_but_no_other_file(tmp_path, filled_sto
         empty = tmp_path / "empty.parquet"
         empty.touch()  # e.g. made by mktemp
         assert store.export_parquet(empty).written == 190
+
+
+def test_export_into_a_missing_directory_is_a_store_error(tmp_path, filled_store):
+    pytest.importorskip("pyarrow")
+    with JudgedEditStore(filled_store, readonly=True) as store, pytest.raises(StoreError, match=r"no such directory"):
+        store.export_parquet(tmp_path / "missing" / "out.parquet")

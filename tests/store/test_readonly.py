@@ -150,6 +150,7 @@ def test_a_store_in_a_read_only_directory_can_be_read(tmp_path):
         assert got["opened"] == {"immutable": True, "count": 190, "judges": [["counting:v1", 150], [thirds, 40]],
                                  "rows": 190}
         assert got["info"]["status"] == 0 and "edits: 190" in got["info"]["out"], got["info"]
+        assert "note: opened immutable" in got["info"]["out"]
         assert got["check"]["status"] == 0 and "corrupt: 0" in got["check"]["out"], got["check"]
         assert got["export"]["status"] == 0 and "exported 190" in got["export"]["out"], got["export"]
         assert pq.read_table(exported).num_rows == 190

@@ -108,6 +108,9 @@ def _info(args: argparse.Namespace) -> int:
         print(f"schema version: {store.schema_version}")
         print(f"edits: {sum(n for _, n in judges)}")
         print(f"judges: {len(judges)}")
+        if store.immutable:
+            print("note: opened immutable (SQLite cannot lock the store here: its directory or file is not "
+                  "writable); the counts are right unless another process writes the store meanwhile")
         width = max((len(str(n)) for _, n in judges), default=1)
         for identity, n in judges:
             print(f"  {n:>{width}}  {identity}")

@@ -102,8 +102,14 @@ def export_parquet(store: JudgedEditStore, path: str | os.PathLike, *, judge_ide
 
 
 def _check_output(store: JudgedEditStore, path: str | os.PathLike) -> None:
-    """Refuse an output path that is the store (or its -wal/-shm), a directory, or a non-Parquet file."""
+    """Refuse an output path that is the store (or its -wal/-shm), a directory, a non-Parquet file, or
+    one in a directory that is missing or not writable."""
     out = Path(path)
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise StoreError(f"{path}: no such directory {parent}; create it first or choose another output file")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise StoreError(f"{path}: cannot write in {parent} (permission denied); choose another output file")
     if not out.exists():
         return
     for own in (store.path, Path(f"{store.path}-wal"), Path(f"{store.path}-shm")):

@@ -100,6 +100,10 @@ _SELECT = f"SELECT {', '.join(COLUMNS)} FROM judged_edits"
 _TEXT_COLUMNS = ("key", "judge", "lang", "op", "ref_unit", "hyp_unit", "marked_ref", "marked_hyp", "edit_class", "flags")
 _I = {name: i for i, name in enumerate(COLUMNS)}
 _P = slice(_I["p0"], _I["p4"] + 1)
+_FLAGS = _I["flags"]
+#: The type of each column of a sound row, as SQLite returns them.
+_SOUND_TYPES = tuple(int if c in ("ref_pos", "hyp_pos") else float if c in ("p0", "p1", "p2", "p3", "p4", "created")
+                     else str for c in COLUMNS)
 
 
 def flags_to_text(flags: Sequence[str]) -> str:
@@ -129,23 +133,15 @@ def check_row(row: Sequence[Any]) -> str:
     of strings; and the key must be the hash of the row's judge and content, so that a row whose
     text was damaged is never taken for another edit's judgement.
     """
-    for name in _TEXT_COLUMNS:
-        if type(row[_I[name]]) is not str:
-            return f"{name} is {_kind(row[_I[name]])}, not text"
-    for name in ("ref_pos", "hyp_pos"):
-        if type(row[_I[name]]) is not int:
-            return f"{name} is {_kind(row[_I[name]])}, not an integer"
-    if type(row[_I["created"]]) not in (float, int):
-        return f"created is {_kind(row[_I['created']])}, not a number"
-    p = row[_P]
-    for k, value in enumerate(p):
-        if type(value) not in (float, int):
-            return f"p{k} is {_kind(value)}, not a number"
+    if tuple(map(type, row)) != _SOUND_TYPES:  # the common case costs one comparison
+        reason = _type_problem(row)
+        if reason:
+            return reason
     try:
-        check_distribution(p)
+        check_distribution(row[_P])
     except ValueError as exc:
         return str(exc)
-    flags = row[_I["flags"]]
+    flags = row[_FLAGS]
     if flags != "[]":
         try:
             parsed = json.loads(flags)
@@ -157,15 +153,32 @@ def check_row(row: Sequence[Any]) -> str:
     if op not in ("S", "D", "I"):
         return f"op is {op!r}, expected S, D or I"
     key = edit_key(row[_I["judge"]], content_key(row[_I["lang"]], op, row[_I["marked_ref"]], row[_I["marked_hyp"]]))
-    if row[_I["key"]] != key:
+    if row[0] != key:
         return "key does not match its judge, lang, op and marked pair"
+    return ""
+
+
+def _type_problem(row: Sequence[Any]) -> str:
+    """What is wrong with the types of a row whose types are not exactly :data:`_SOUND_TYPES`, or ""
+    (probabilities and times that are integers are numbers too)."""
+    for name in _TEXT_COLUMNS:
+        if type(row[_I[name]]) is not str:
+            return f"{name} is {_kind(row[_I[name]])}, not text"
+    for name in ("ref_pos", "hyp_pos"):
+        if type(row[_I[name]]) is not int:
+            return f"{name} is {_kind(row[_I[name]])}, not an integer"
+    for name in ("p0", "p1", "p2", "p3", "p4", "created"):
+        if type(row[_I[name]]) not in (float, int):
+            return f"{name} is {_kind(row[_I[name]])}, not a number"
     return ""
 
 
 def _judgement(row: Sequence[Any]) -> Judgement:
     """The judgement of a row that passed :func:`check_row`."""
-    p = tuple(float(x) for x in row[_P])
-    return Judgement(p, row[_I["edit_class"]], flags_from_text(row[_I["flags"]]))  # type: ignore[arg-type]
+    p: Any = row[_P]
+    if not all(type(x) is float for x in p):
+        p = tuple(float(x) for x in p)
+    return Judgement(p, row[_I["edit_class"]], flags_from_text(row[_FLAGS]))
 
 
 def corrupt_message(path: Path, corrupt: dict[str, str], of: int, *, what: str = "not used") -> str:
