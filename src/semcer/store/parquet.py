@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -44,6 +45,7 @@ IMPORT_PAUSE_S = 0.005
 PARQUET_HINT = 'Parquet support needs pyarrow: pip install "semcer[parquet]"'
 
 _MAGIC = b"PAR1"
+_FLAGS = COLUMNS.index("flags")
 
 
 class ExportResult(NamedTuple):
@@ -102,33 +104,34 @@ def export_parquet(store: JudgedEditStore, path: str | os.PathLike, *, judge_ide
 
 
 def _check_output(store: JudgedEditStore, path: str | os.PathLike) -> None:
-    """Refuse an output path that is the store (or its -wal/-shm), a directory, a non-Parquet file, or
-    one in a directory that is missing or not writable."""
+    """Refuse an output path that is the store (or its -wal/-shm), a directory, a file that is not a
+    Parquet file, or one in a directory that is missing or not writable."""
     out = Path(path)
+    if out.exists():
+        for own in (store.path, Path(f"{store.path}-wal"), Path(f"{store.path}-shm")):
+            try:
+                same = os.path.samefile(out, own)
+            except OSError:
+                same = False
+            if same:
+                raise StoreError(f"{path}: is the store {store.path} itself; give the Parquet file another name "
+                                 f"(e.g. {store.path.with_suffix('.parquet').name})")
+        if out.is_dir():
+            raise StoreError(f"{path}: is a directory; give a file name (e.g. {out / 'judged.parquet'})")
+        try:
+            with open(out, "rb") as fh:
+                head = fh.read(len(_MAGIC))
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot be read to check what it is ({exc.strerror}); "
+                             "choose another output file") from None
+        if head and head != _MAGIC:
+            raise StoreError(f"{path}: exists and is not a Parquet file; not overwritten "
+                             "(remove it, or choose another name)")
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
         raise StoreError(f"{path}: no such directory {parent}; create it first or choose another output file")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise StoreError(f"{path}: cannot write in {parent} (permission denied); choose another output file")
-    if not out.exists():
-        return
-    for own in (store.path, Path(f"{store.path}-wal"), Path(f"{store.path}-shm")):
-        try:
-            same = os.path.samefile(out, own)
-        except OSError:
-            same = False
-        if same:
-            raise StoreError(f"{path}: is the store {store.path} itself; give the Parquet file another name "
-                             f"(e.g. {store.path.with_suffix('.parquet').name})")
-    if out.is_dir():
-        raise StoreError(f"{path}: is a directory; give a file name (e.g. {out / 'judged.parquet'})")
-    try:
-        with open(out, "rb") as fh:
-            head = fh.read(len(_MAGIC))
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot be read to check what it is ({exc.strerror}); choose another output file") from None
-    if head and head != _MAGIC:
-        raise StoreError(f"{path}: exists and is not a Parquet file; not overwritten (remove it, or choose another name)")
 
 
 def import_parquet(store: JudgedEditStore, path: str | os.PathLike) -> ImportResult:
@@ -170,7 +173,7 @@ def import_parquet(store: JudgedEditStore, path: str | os.PathLike) -> ImportRes
     for values in _checked_rows(parquet, columns, path, now):
         if is_deterministic(values[1]):
             deterministic += 1
-        elif ONE_HOT_FLAG in flags_from_text(values[COLUMNS.index("flags")]):
+        elif ONE_HOT_FLAG in flags_from_text(values[_FLAGS]):
             one_hot += 1
         else:
             pending.append(values)
@@ -181,7 +184,7 @@ def import_parquet(store: JudgedEditStore, path: str | os.PathLike) -> ImportRes
     return ImportResult(inserted, present, deterministic, one_hot)
 
 
-def _checked_rows(parquet: Any, columns: list[str], path: Any, now: float) -> Any:
+def _checked_rows(parquet: Any, columns: list[str], path: Any, now: float) -> Iterator[tuple]:
     """Every row of the file as INSERT values, checked (:func:`_import_row`)."""
     row_index = 0
     for batch in parquet.iter_batches(batch_size=PARQUET_BATCH, columns=columns):
