@@ -1,6 +1,7 @@
 """Write output files all or nothing: into a temporary file beside the target, then rename.
 
 - A reader never sees a half-written file, and an interrupted run leaves the old file intact.
+- A target that is a device or a named pipe (``/dev/null``, ``/dev/stdout``) is written directly.
 - Modes are what any other program would leave: a new file gets ``0666 & ~umask`` (the kernel
   applies the umask when the temporary file is created), a replaced file keeps its mode.
 - The temporary file is ``.NAME.HOST.PID.RANDOM.tmp`` in the target's folder. An error, Ctrl-C
@@ -35,10 +36,17 @@ _lock = threading.Lock()
 
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
-    """Open a temporary file next to ``path``; on success it replaces ``path``, on error it is removed."""
+    """Open a temporary file next to ``path``; on success it replaces ``path``, on error it is removed.
+
+    A ``path`` that exists and is not a regular file (``/dev/null``, ``/dev/stdout``, a named
+    pipe) is written directly: replacing it would replace the device or pipe itself."""
     binary = "b" in mode
-    with _temporary(Path(path)) as (fd, _), \
-            os.fdopen(fd, mode, encoding=None if binary else encoding, newline=None if binary else "") as handle:
+    kw: dict[str, Any] = {"encoding": None if binary else encoding, "newline": None if binary else ""}
+    if _special(Path(path)):
+        with open(path, mode, **kw) as handle:
+            yield handle
+        return
+    with _temporary(Path(path)) as (fd, _), os.fdopen(fd, mode, **kw) as handle:
         yield handle
         handle.flush()
         os.fsync(handle.fileno())
@@ -50,11 +58,23 @@ def atomic_path(path: str | os.PathLike[str]) -> contextlib.AbstractContextManag
 
     @contextlib.contextmanager
     def _ctx() -> Iterator[Path]:
+        if _special(Path(path)):
+            yield Path(path)
+            return
         with _temporary(Path(path)) as (fd, tmp):
             os.close(fd)  # the writer opens the path itself
             yield tmp
 
     return _ctx()
+
+
+def _special(target: Path) -> bool:
+    """An existing target that is neither a regular file nor a directory (a device, a pipe)."""
+    try:
+        mode = os.stat(target).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 @contextlib.contextmanager

@@ -1,9 +1,12 @@
 """`semcer judge-eval` end to end on the labelled dev split."""
 
+import gzip
 import json
 import subprocess
 import sys
+from pathlib import Path
 
+import pytest
 from helpers import DATA
 
 from semcer.io.labels import load_labelled
@@ -37,3 +40,80 @@ def test_judge_eval_table_and_bad_file(tmp_path):
     bad.write_text('{"lang": "en"}\n', encoding="utf-8")
     p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", str(bad)], capture_output=True, text=True)
     assert p.returncode == 2 and "Traceback" not in p.stderr and "bad.jsonl" in p.stderr
+
+
+# ---- malformed label files and bad options: one line, exit 2 (issue 11, item 6) -----------------
+
+_ROW = json.loads(Path(DEV).read_text(encoding="utf-8").splitlines()[0])
+
+
+def _with(**changes) -> str:
+    row = {k: v for k, v in {**_ROW, **changes}.items() if v is not _DROP}
+    return json.dumps(row, ensure_ascii=False) + "\n"
+
+
+_DROP = object()
+
+MALFORMED = {
+    # name: (file content, or a callable making the path, and what the message says)
+    "missing field": (_with(ref_pos=_DROP), "missing field 'ref_pos'"),
+    "wrong type": (_with(ref_pos="27"), "'ref_pos' must be an integer"),
+    "p too short": (_with(p=[0.5, 0.5]), "p has 2 values"),
+    "p as strings": (_with(p=["0", "0", "0", "0.1", "0.9"]), "p is not a list of numbers"),
+    "p not summing to 1": (_with(p=[0.5, 0.5, 0.5, 0, 0]), "p sums to"),
+    "severity out of range": (_with(severity=1.5, p=_DROP), "'severity' must be a number in [0, 1]"),
+    "severity a string": (_with(severity="high", p=_DROP), "'severity' must be a number in [0, 1]"),
+    "empty file": ("", "empty"),
+    "json array": (json.dumps([_ROW, _ROW], indent=2), "JSON array"),
+    "json array on one line": (json.dumps([_ROW, _ROW]), "JSON array"),
+    "nested too deeply": ("[" * 50_000 + "]" * 50_000 + "\n", "nested too deeply"),
+    "huge integer": (_with().replace('"ref_pos": 27', '"ref_pos": ' + "9" * 4301), "unreadable JSON value"),
+    "binary (PNG)": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "PNG"),
+    "binary (gzip)": (gzip.compress(_with().encode()), "gzip"),
+    "invalid UTF-8": (_with().encode() + b"\xff\n", "invalid UTF-8"),
+    "directory": (None, "is a directory"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_judge_eval_malformed_labels_are_one_line(tmp_path, case):
+    content, words = MALFORMED[case]
+    path = tmp_path / "labels.jsonl"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", str(path), "--judge", "rubric", "--n-boot", "5"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2, (p.returncode, p.stdout[-300:], p.stderr[-2000:])
+    assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr[-2000:]
+    assert str(path) in p.stderr and words in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize("option, words", [
+    (("--n-boot", "-5"), "--n-boot"),
+    (("--n-boot", "-1"), "--n-boot"),
+    (("--seed", "-1"), "--seed"),
+    (("--seed", str(2**32)), "--seed"),
+    (("--seed", "9" * 30), "--seed"),
+])
+def test_judge_eval_bad_options_are_one_line(tmp_path, option, words):
+    good = tmp_path / "labels.jsonl"
+    good.write_text(_with() * 3, encoding="utf-8")
+    p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", str(good), "--judge", "rubric", *option],
+                       capture_output=True, text=True)
+    assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+    assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr[-2000:]
+    assert words in p.stderr
+
+
+def test_judge_eval_n_boot_zero_means_no_intervals(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", DEV, "--judge", "rubric", "--n-boot", "0", "--json"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    s = d["overall"]["spearman"]
+    assert d["n_boot"] == 0 and s["lo"] is None and s["hi"] is None and -1 <= s["value"] <= 1
+    table = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", DEV, "--judge", "rubric", "--n-boot", "0"],
+                           capture_output=True, text=True)
+    assert table.returncode == 0 and "no bootstrap intervals" in table.stdout.splitlines()[0]

@@ -2,6 +2,8 @@
 against the LLM backends' own option lists."""
 
 import argparse
+import subprocess
+import sys
 
 import pytest
 
@@ -24,3 +26,21 @@ def test_cli_options_are_shared_with_score():
     assert isinstance(judge_from_args(parser.parse_args([])), RubricJudge)  # the default given
     with pytest.raises(JudgeError, match="no judge"):
         judge_from_args(parser.parse_args(["--judge", " "]))
+
+
+@pytest.mark.parametrize("option", ["--extra-body", "--chat-template-kwargs"])
+@pytest.mark.parametrize("value, words", [
+    ("[" * 50_000 + "]" * 50_000, "nested too deeply"),
+    ('{"a": ' + "9" * 4301 + "}", "unreadable JSON value"),
+    ('{"a": "\\u0000"}', "NUL character"),
+    ('{"a": ', "malformed JSON"),
+    ("[1, 2]", "expected a JSON object"),
+])
+def test_json_options_go_through_the_one_json_reader(option, value, words):
+    # Defect (issue 11, item 6): a JSON option nested 50,000 deep ended in a RecursionError traceback.
+    judge = ["--judge", "llm", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m"] if option == "--extra-body" \
+        else ["--judge", "hf:/nonexistent"]
+    p = subprocess.run([sys.executable, "-m", "semcer", "score", "refs.jsonl", "hyps.jsonl", *judge, option, value],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2, p.stderr[-2000:]
+    assert "Traceback" not in p.stderr and words in p.stderr and option in p.stderr, p.stderr[-2000:]

@@ -166,3 +166,18 @@ def test_signal_handlers_are_restored_after_a_write(tmp_path):
     with atomic_write(tmp_path / "x.json") as fh:
         fh.write("x")
     assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == before
+
+
+def test_a_named_pipe_or_device_is_written_directly_not_replaced(tmp_path):
+    # replacing /dev/null (as root) or a pipe someone reads would replace the device or pipe itself
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen([sys.executable, "-c", "import sys; print(open(sys.argv[1]).read(), end='')", str(fifo)],
+                              stdout=subprocess.PIPE, text=True)
+    with atomic_write(fifo) as fh:
+        fh.write("through the pipe")
+    assert reader.communicate(timeout=30)[0] == "through the pipe"
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and _temps(tmp_path) == []
+    with atomic_write(os.devnull) as fh:
+        fh.write("gone")
+    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from semcer.api import evaluate
-from semcer.cli.common import batch_work, load_pairs
+from semcer.cli.common import batch_work, check_paths, load_pairs
 from semcer.cli.options import add_input_options, add_output_options, show_progress
 from semcer.io.json import dumps, emit
 from semcer.reports.text import render_evaluation
@@ -22,6 +22,8 @@ examples:
   semcer cer examples/references.jsonl examples/tess_noisy.jsonl
   semcer cer refs.txt hyps.txt --unit codepoint --policy jiwer    # what jiwer.cer computes
   semcer cer refs/ hyps/ --policy normalized --json -o result.json
+  semcer cer refs.json hyps.jsonl.gz                               # a JSON array; gzip
+  ocr-engine page.png | semcer cer ref.txt - --format text         # standard input
 """
 
 
@@ -34,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_paths(args, {"REFS": args.refs, "HYPS": args.hyps})  # before any work
     paired = load_pairs(args)
     with batch_work():
         result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,

@@ -1,22 +1,125 @@
-"""Plumbing shared by the subcommands: reading the two collections, pausing the collector."""
+"""Plumbing shared by the subcommands: checking every path before any work, reading the two
+collections, pausing the collector."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator
+import os
+import stat
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
-from semcer.io.collections import read_collection
+from semcer.errors import InputError, SemcerError
+from semcer.io.collections import STDIN, read_collection
+from semcer.io.edits import check_path as check_edits_path
 from semcer.io.pairing import Paired, pair_collections
 from semcer.scale.gc import collector_paused
 
+#: Output options (argparse destinations) and their flags, in the order they are checked.
+OUTPUT_OPTIONS = {"output": "--output", "edits": "--edits", "store": "--store"}
+_EXAMPLE_NAMES = {"--output": "result.json", "--edits": "edits.jsonl", "--store": "judged.sqlite"}
+
+
+def check_paths(args: argparse.Namespace, inputs: Mapping[str, str | None]) -> None:
+    """Check every output path of a command before it reads or computes anything.
+
+    ``inputs`` maps how the usage names each input (``"REFS"``, ``"HYPS"``, ``"LABELS"``) to its
+    path. Each output given (``--output``, ``--edits``, ``--store``) must be a file name, not a
+    directory, in a folder that exists and that this process can create files in; ``--edits`` must
+    have a known extension and its format's extra installed; an existing ``--store`` must be
+    writable. No output may be the same file as another output or as an input (compared by device
+    and inode where both exist, so links and other spellings count; standard input too when it is a
+    file), and none may be a page that an input directory would read (a ``.txt`` file below it).
+    At most one input may be ``-`` (standard input). Raises SemcerError, one line naming the flag.
+    """
+    stdin = [name for name, path in inputs.items() if path == STDIN]
+    if len(stdin) > 1:
+        raise InputError(f"{' and '.join(stdin)} are both '-': only one of them can be read from standard input")
+    outputs = [(flag, str(getattr(args, dest))) for dest, flag in OUTPUT_OPTIONS.items()
+               if getattr(args, dest, None) is not None]
+    for flag, path in outputs:
+        _check_writable(flag, path)
+        if flag == "--edits":
+            check_edits_path(path, flag)
+    for i, (flag, path) in enumerate(outputs):
+        for other_flag, other in outputs[:i]:
+            if _same(path, other):
+                raise SemcerError(f"{other_flag} {other} and {flag} {path} are the same file; give each its own")
+        for name, source in inputs.items():
+            if source is None:
+                continue
+            if source == STDIN:
+                if _is_stdin(path):
+                    raise SemcerError(f"{flag} {path} is the file standard input ({name}) reads; "
+                                      "writing it would destroy the input; choose another file")
+            elif os.path.isdir(source):
+                if _is_page_of(path, source):
+                    raise SemcerError(f"{flag} {path} would be a page of {name} ({source}): the next run would "
+                                      "read it as one; write it outside that directory or not as .txt")
+            elif _same(path, source):
+                raise SemcerError(f"{flag} {path} is {name} ({source}): writing it would destroy the input; "
+                                  "choose another file")
+
+
+def _check_writable(flag: str, path: str) -> None:
+    p = Path(path)
+    if p.is_dir():
+        raise SemcerError(f"{flag} {path}: is a directory; give a file name, e.g. "
+                          f"{p / _EXAMPLE_NAMES.get(flag, 'out')}")
+    if p.exists() and not p.is_file():  # /dev/null, /dev/stdout, a named pipe: written directly
+        if not os.access(p, os.W_OK):
+            raise SemcerError(f"{flag} {path}: cannot write it (no permission)")
+        return
+    folder = p.parent
+    shown = str(folder) if str(folder) != "." else "the current folder"
+    if not folder.exists():
+        raise SemcerError(f"{flag} {path}: folder {folder} does not exist; create it first (mkdir -p {folder})")
+    if not folder.is_dir():
+        raise SemcerError(f"{flag} {path}: {folder} is not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise SemcerError(f"{flag} {path}: cannot write into {shown} (no permission, or a read-only file system)")
+    if flag == "--store" and p.exists() and not os.access(p, os.R_OK | os.W_OK):
+        raise SemcerError(f"{flag} {path}: cannot write the store (the file is read-only)")
+
+
+def _same(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): the same name is still the same file
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _is_stdin(path: str) -> bool:
+    """Whether standard input is redirected from the regular file ``path``."""
+    try:
+        fd_stat, out_stat = os.fstat(sys.stdin.fileno()), os.stat(path)
+    except (OSError, ValueError, AttributeError):
+        return False
+    return stat.S_ISREG(fd_stat.st_mode) and (fd_stat.st_dev, fd_stat.st_ino) == (out_stat.st_dev, out_stat.st_ino)
+
+
+def _is_page_of(path: str, directory: str) -> bool:
+    """Whether ``path`` is a file that reading ``directory`` (format ``directory``) would take as a page."""
+    root, target = Path(os.path.realpath(directory)), Path(os.path.realpath(path))
+    try:
+        rel = target.relative_to(root)
+    except ValueError:
+        return False
+    return rel.suffix.lower() == ".txt" and not any(part.startswith(".") for part in rel.parts)
+
 
 def load_pairs(args: argparse.Namespace) -> Paired:
-    """Read both collections and pair them by id, honouring --unmatched."""
+    """Read both collections (each in its --ref-format / --hyp-format / --format, or detected) and
+    pair them by id, honouring --unmatched."""
+    both = getattr(args, "format", None)
+    if args.refs == STDIN and args.hyps == STDIN:
+        raise InputError("REFS and HYPS are both '-': only one of them can be read from standard input")
     with collector_paused():  # a corpus is millions of small acyclic objects
-        refs = read_collection(args.refs)
-        hyps = read_collection(args.hyps)
+        refs = read_collection(args.refs, format=getattr(args, "ref_format", None) or both)
+        hyps = read_collection(args.hyps, format=getattr(args, "hyp_format", None) or both)
         return pair_collections(refs, hyps, unmatched=args.unmatched)
 
 

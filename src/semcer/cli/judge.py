@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from semcer.api import judge_corpus
-from semcer.cli.common import load_pairs
+from semcer.cli.common import check_paths, load_pairs
 from semcer.cli.options import add_input_options, add_judge_options, judge_from_args, show_progress
 from semcer.errors import JudgeError
 from semcer.io.json import dumps, emit
@@ -48,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         raise JudgeError(f"--commit-every must be at least 1, got {args.commit_every}")
     if not args.store:
         raise JudgeError("semcer judge writes judged edits into a store: give --store PATH (e.g. --store judged.sqlite)")
+    check_paths(args, {"REFS": args.refs, "HYPS": args.hyps})  # before any work
     paired = load_pairs(args)
     with judge_from_args(args) as judge:
         summary = judge_corpus(paired, judge=judge, store=args.store, unit=args.unit, policy=args.policy,

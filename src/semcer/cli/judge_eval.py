@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from semcer.cli.options import add_judge_options, judge_from_args
+from semcer.cli.common import check_paths
+from semcer.cli.options import add_judge_options, check_int, judge_from_args
+
+#: Seeds of the bootstrap: what numpy's generators take, and JSON keeps exactly.
+SEED_MAX = 2**32 - 1
 
 HELP = """\
 Measure a judge against labelled edits (the JSONL format of data/severity/: one grapheme edit per
@@ -31,8 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("labelled", metavar="LABELS", help="labelled edits, JSONL (see data/severity/README.md)")
     p.add_argument("--by", choices=("lang", "class"), default="lang", help="grouping of the table (default: %(default)s)")
-    p.add_argument("--n-boot", type=int, default=1000, metavar="N", help="bootstrap resamples (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    p.add_argument("--n-boot", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples (default: %(default)s; 0: no intervals, the point estimates only)")
+    p.add_argument("--seed", type=int, default=0, help=f"bootstrap seed, 0 to {SEED_MAX} (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
     p.add_argument("--output", "-o", metavar="FILE", help="write to FILE (atomically) instead of standard output")
     add_judge_options(p, store_help="judged-edit store to reuse (useful for slow judges)")
@@ -47,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
     from semcer.store.cached import judge_cached
     from semcer.store.sqlite import JudgedEditStore
 
+    check_int(args, "n_boot", 0, meaning=" (0: no intervals)")
+    check_int(args, "seed", 0, SEED_MAX)
+    check_paths(args, {"LABELS": args.labelled})  # before any work
     contexts, labels = load_labelled(args.labelled)
     with judge_from_args(args) as judge:
         store = JudgedEditStore(args.store) if args.store else None
@@ -59,8 +67,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit(dumps(report.to_dict(judge.identity, str(args.labelled))), args.output)
     else:
-        head = (f"judge {judge.identity} on {args.labelled} ({len(labels)} edits; {report.n_boot} bootstrap "
-                f"resamples, 95% intervals; clear pairs: label gap >= 0.5, ties count as misses)\n")
+        boot = (f"{report.n_boot} bootstrap resamples, 95% intervals" if report.n_boot
+                else "no bootstrap intervals (--n-boot 0)")
+        head = (f"judge {judge.identity} on {args.labelled} ({len(labels)} edits; {boot}; "
+                "clear pairs: label gap >= 0.5, ties count as misses)\n")
         extra = f"\n{report.n_failed} edit(s) the judge failed on are left out." if report.n_failed else ""
         emit(head + "\n" + render_judge_eval(report, args.by) + extra, args.output)
     return 0

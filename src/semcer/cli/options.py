@@ -8,12 +8,14 @@ The judge options are one set for every subcommand that judges (``score``, ``jud
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from semcer.alignment.engine import EMPTY_REF_POLICIES
-from semcer.errors import JudgeError
+from semcer.errors import InputError, JudgeError, SemcerError
+from semcer.io.collections import RECOGNISED, input_formats
+from semcer.io.jsonl import json_type, parse_option
 from semcer.io.pairing import UNMATCHED_POLICIES
 from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
 from semcer.text.policy import DEFAULT_POLICY, PRESETS
@@ -24,10 +26,20 @@ LLM_ARGS = ("endpoint", "model", "model_revision", "api_key_env", "concurrency",
 
 
 def add_input_options(p: argparse.ArgumentParser) -> None:
-    """REFS HYPS and the options that decide what is compared and how."""
-    p.add_argument("refs", metavar="REFS", help="references: .jsonl, .tsv, .csv (columns id, text, optional doc, lang), "
-                   "a plain-text file (one line per item, line number = id) or a directory of .txt pages")
-    p.add_argument("hyps", metavar="HYPS", help="outputs to score, in the same form as REFS")
+    """REFS HYPS, their formats, and the options that decide what is compared and how."""
+    p.add_argument("refs", metavar="REFS", help="references: JSONL or a JSON array of objects, TSV/CSV with a header "
+                   "(id, text, optional doc, lang), a plain-text file (one line per item, line number = id) or a "
+                   "directory of .txt pages; '-' reads standard input; .gz is decompressed; the format is detected "
+                   "from the content (PAGE-XML, ALTO, hOCR and binary files are refused)")
+    p.add_argument("hyps", metavar="HYPS", help="outputs to score, in any of the forms of REFS ('-': standard input, "
+                   "for one of the two only)")
+    formats = ", ".join(input_formats())
+    p.add_argument("--format", metavar="FORMAT", type=_input_format,
+                   help=f"read REFS and HYPS as FORMAT instead of detecting it: {formats}")
+    p.add_argument("--ref-format", metavar="FORMAT", dest="ref_format", type=_input_format,
+                   help="the format of REFS only (overrides --format)")
+    p.add_argument("--hyp-format", metavar="FORMAT", dest="hyp_format", type=_input_format,
+                   help="the format of HYPS only (overrides --format)")
     p.add_argument("--unit", choices=("grapheme", "codepoint"), default="grapheme",
                    help="unit of comparison: extended grapheme clusters (default) or Unicode code points (as jiwer)")
     p.add_argument("--policy", default=DEFAULT_POLICY, metavar="NAME",
@@ -65,14 +77,15 @@ def add_judge_options(parser: argparse.ArgumentParser, *, default_judge: str | N
     g.add_argument("--timeout", type=float, metavar="S", help="seconds to wait for one answer (default: 60)")
     g.add_argument("--max-retries", type=int, metavar="K", dest="max_retries",
                    help="retries of a request after 429, 5xx, a timeout, a lost connection or a malformed answer (default: 5)")
-    g.add_argument("--extra-body", metavar="JSON", dest="extra_body", type=_json_object,
+    g.add_argument("--extra-body", metavar="JSON", dest="extra_body", type=_json_object("--extra-body"),
                    help='JSON merged into every request, e.g. \'{"chat_template_kwargs": {"enable_thinking": false}}\'')
     g.add_argument("--labels", metavar="SET",
                    help="answer labels: digits (0-4, default), letters (A-E), or five comma-separated strings")
     g.add_argument("--device", metavar="DEV", help="hf: torch device (default: cuda when available, else cpu)")
     g.add_argument("--dtype", metavar="DTYPE", help="hf:/vllm: weights dtype: auto (default), bfloat16, float16, float32")
     g.add_argument("--batch-size", type=int, metavar="N", dest="batch_size", help="hf: prompts per forward pass (default: 8)")
-    g.add_argument("--chat-template-kwargs", metavar="JSON", dest="chat_template_kwargs", type=_json_object,
+    g.add_argument("--chat-template-kwargs", metavar="JSON", dest="chat_template_kwargs",
+                   type=_json_object("--chat-template-kwargs"),
                    help='hf:/vllm: options of the chat template, e.g. \'{"enable_thinking": false}\'')
     g.add_argument("--revision", metavar="REV", help="vllm: model revision to load")
 
@@ -98,14 +111,39 @@ def judge_from_args(args: argparse.Namespace) -> Any:
     return resolve_judge(spec, **given)
 
 
-def _json_object(text: str) -> dict:
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("expected a JSON object {...}")
-    return value
+def _json_object(flag: str) -> Callable[[str], dict]:
+    """An argparse type: a JSON object, parsed by the one JSON reader (semcer.io.jsonl), so hostile
+    JSON (nesting, huge integers, escaped NULs) is refused as in every input file."""
+
+    def parse(text: str) -> dict:
+        try:
+            value = parse_option(text, flag)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{flag}: ")) from None
+        if type(value) is not dict:
+            raise argparse.ArgumentTypeError(f"expected a JSON object {{...}}, got {json_type(value)}")
+        return value
+
+    return parse
+
+
+def _input_format(name: str) -> str:
+    if name in input_formats():
+        return name
+    if name in RECOGNISED:
+        raise argparse.ArgumentTypeError(f"{RECOGNISED[name]} ({name}) is recognised but not supported yet; "
+                                         f"one of {', '.join(input_formats())}")
+    raise argparse.ArgumentTypeError(f"unknown format {name!r}; one of {', '.join(input_formats())}")
+
+
+def check_int(args: argparse.Namespace, dest: str, lo: int, hi: int | None = None, meaning: str = "") -> None:
+    """A SemcerError (one line, exit 2) when the integer option ``dest`` is outside [lo, hi]."""
+    value = getattr(args, dest)
+    if value is None or (value >= lo and (hi is None or value <= hi)):
+        return
+    flag = "--" + dest.replace("_", "-")
+    span = f"at least {lo}" if hi is None else f"from {lo} to {hi}"
+    raise SemcerError(f"{flag} must be {span}{meaning}, got {value}")
 
 
 def show_progress(args: argparse.Namespace) -> bool:

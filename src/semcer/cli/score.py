@@ -5,8 +5,15 @@ from __future__ import annotations
 import argparse
 
 from semcer.api import evaluate
-from semcer.cli.common import batch_work, load_pairs
-from semcer.cli.options import add_input_options, add_judge_options, add_output_options, judge_from_args, show_progress
+from semcer.cli.common import batch_work, check_paths, load_pairs
+from semcer.cli.options import (
+    add_input_options,
+    add_judge_options,
+    add_output_options,
+    check_int,
+    judge_from_args,
+    show_progress,
+)
 from semcer.io.edits import ranked, write_edits
 from semcer.io.json import dumps, emit
 from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
@@ -40,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_input_options(p)
     add_output_options(p)
     p.add_argument("--edits", metavar="FILE",
-                   help="write every edit, most severe first, to FILE (.jsonl, .csv or .parquet)")
+                   help="write every edit, most severe first, to FILE (.jsonl, .csv or .parquet; in CSV a cell "
+                   "beginning with = + - @, tab, CR or ' gets a leading ' so that spreadsheets do not run it), "
+                   "after the score")
     p.add_argument("--top", type=int, default=10, metavar="N",
                    help="show the N most severe edits with their marked pair (default: %(default)s; 0 hides them)")
     add_judge_options(p)
@@ -48,12 +57,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_int(args, "top", 0, meaning=" (0 hides the edits)")
+    check_paths(args, {"REFS": args.refs, "HYPS": args.hyps})  # before any work
     paired = load_pairs(args)
     with judge_from_args(args) as judge, batch_work(judge):
         result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
                           store=args.store, edits=True, progress=show_progress(args))
+    _emit_score(args, result)  # the score first: a failing edits file cannot lose it
     if args.edits:
         write_edits(args.edits, result.judged or [])
+    return 1 if result.judge_summary.get("failures") else 0
+
+
+def _emit_score(args: argparse.Namespace, result) -> None:
     if args.json:
         emit(dumps(result.to_dict(lines=args.lines)), args.output)
     else:
@@ -65,4 +81,3 @@ def run(args: argparse.Namespace) -> int:
             text += (f"\n\nwarning: {failures} edit(s) could not be judged; semCER is undefined (n/a) "
                      "until they are: rerun to retry only those")
         emit(text, args.output)
-    return 1 if result.judge_summary.get("failures") else 0
