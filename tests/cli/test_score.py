@@ -71,3 +71,10 @@ def test_score_cli_with_compact_judge(tmp_path):
     d = json.loads(p.stdout)
     assert d["signature_fields"]["judge"].startswith("compact-1.0+")
     assert 0 < d["corpus"]["semcer"] < d["corpus"]["cer"]
+
+
+def test_negative_top_is_one_line():
+    # was: --top -1 silently showed all edits but the last
+    p = _cli("score", str(EXAMPLES / "references.jsonl"), str(EXAMPLES / "tess_clean.jsonl"), "--top", "-1")
+    assert p.returncode == 2 and "Traceback" not in p.stderr and "--top" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
