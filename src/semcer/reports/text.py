@@ -1,10 +1,30 @@
-"""Plain-text tables for the terminal (no dependency: columns padded by hand)."""
+"""Plain-text tables for the terminal (no dependency: columns padded by hand).
+
+Every piece of input text (ids, documents, OCR text, judge names) goes through :func:`safe` before
+it reaches the terminal: a control character (C0, DEL, C1, including ESC, which starts terminal
+escape sequences that can retitle a terminal or clear the screen) is shown as its escape
+(``\x1b``), and line and paragraph separators as ``\n``-style escapes, so one input line stays
+one output line and nothing in the input can drive the terminal.
+"""
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
+
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def safe(text: object) -> str:
+    """``text`` as a string with every control, separator and bidi-override character escaped."""
+    s = str(text)
+    if not _UNSAFE.search(s):
+        return s
+    return _UNSAFE.sub(lambda m: _NAMED.get(m.group(), f"\\u{ord(m.group()):04x}" if ord(m.group()) > 0xFF
+                                         else f"\\x{ord(m.group()):02x}"), s)
 
 
 def pct(x: float | None, digits: int = 2) -> str:
@@ -17,6 +37,8 @@ def pct(x: float | None, digits: int = 2) -> str:
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> str:
     """A simple aligned table; ``align`` has one 'l' or 'r' per column (default: first left, rest right)."""
     align = align or "l" + "r" * (len(headers) - 1)
+    headers = [safe(h) for h in headers]
+    rows = [[safe(c) for c in r] for r in rows]
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
 
     def fmt(cells: Sequence[str]) -> str:
@@ -40,7 +62,7 @@ def render_evaluation(result: Any, *, refs: str = "", hyps: str = "", max_docs: 
     ]
     parts = []
     if refs:
-        parts.append(f"{hyps}  vs  {refs}\n")
+        parts.append(f"{safe(hyps)}  vs  {safe(refs)}\n")
     parts.append(table(headers, rows))
     if 1 < len(result.documents) <= max_docs:
         dh = ["document", "CER"] + (["semCER"] if judged else []) + ["edits", "units", "lines"]
@@ -56,7 +78,7 @@ def render_evaluation(result: Any, *, refs: str = "", hyps: str = "", max_docs: 
                      f"{len(dropped.dropped_hyps)} only in outputs (--unmatched drop)")
     if notes:
         parts.append("\n" + "\n".join(f"note: {n}" for n in notes))
-    parts.append(f"\nsignature: {result.signature}")
+    parts.append(f"\nsignature: {safe(result.signature)}")
     return "\n".join(parts)
 
 
@@ -66,13 +88,13 @@ def render_top_edits(judged: Sequence[Any]) -> str:
     for k, j in enumerate(judged, 1):
         c, g = j.context, j.judgement
         sev = "n/a" if g.severity is None else f"{g.severity:.2f}"
-        what = {"S": f"{c.ref_unit!r} → {c.hyp_unit!r}", "D": f"{c.ref_unit!r} deleted",
-                "I": f"{c.hyp_unit!r} inserted"}[c.op]
+        ru, hu = f"'{safe(c.ref_unit)}'", f"'{safe(c.hyp_unit)}'"
+        what = {"S": f"{ru} → {hu}", "D": f"{ru} deleted", "I": f"{hu} inserted"}[c.op]
         cls = f" [{g.edit_class}]" if g.edit_class else ""
         lines.append(f"{k:>3}. severity {sev}  level {g.mode if g.mode is not None else '-'}  {what}{cls}  "
-                     f"line {j.line_id} ({c.lang})")
-        lines.append(f"       ref: {_clip(c.marked_ref)}")
-        lines.append(f"       out: {_clip(c.marked_hyp)}")
+                     f"line {safe(j.line_id)} ({safe(c.lang)})")
+        lines.append(f"       ref: {_clip(safe(c.marked_ref))}")
+        lines.append(f"       out: {_clip(safe(c.marked_hyp))}")
     return "\n".join(lines)
 
 
