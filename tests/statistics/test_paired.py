@@ -222,3 +222,16 @@ def test_bad_inputs_are_errors(num, den, kwargs):
     agg = kwargs.pop("aggregation", "corpus")
     with pytest.raises(ValueError):
         paired_bootstrap(num, den, agg, **kwargs)
+
+
+def test_compare_systems_adds_holm_over_the_systems():
+    from semcer.statistics.multiple import holm
+    from semcer.statistics.paired import compare_systems
+
+    rng = np.random.default_rng(12)
+    num, den = corpus(rng, 4, 30)
+    out = compare_systems(num, den, "document_mean", n_resamples=300, n_permutations=300, seed=2)
+    raw = approximate_randomization(num, den, "document_mean", n_permutations=300, seed=2)
+    assert [c.interval for c in out] == paired_bootstrap(num, den, "document_mean", n_resamples=300, seed=2)
+    assert [c.p_value for c in out] == raw and [c.p_holm for c in out] == holm(raw)
+    assert compare_systems(num[:1], den, "corpus") == []

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from semcer.statistics.bootstrap import (
     Estimate,
@@ -33,6 +34,7 @@ from semcer.statistics.bootstrap import (
     percentile_estimate,
     resample_count_chunks,
 )
+from semcer.statistics.multiple import holm
 
 Aggregation = Literal["corpus", "document_mean"]
 Method = Literal["percentile", "bca"]
@@ -65,13 +67,13 @@ class PairedInterval:
     confidence: float
 
 
-def system_values(num: object, den: object, aggregation: Aggregation) -> np.ndarray:
+def system_values(num: ArrayLike, den: ArrayLike, aggregation: Aggregation) -> np.ndarray:
     """Each system's corpus or document-mean value, shape (S,); NaN where undefined."""
     a, b = ratio_terms(num, den, aggregation)
     return _ratio(a.sum(axis=0), b.sum())
 
 
-def ratio_terms(num: object, den: object, aggregation: Aggregation) -> tuple[np.ndarray, np.ndarray]:
+def ratio_terms(num: ArrayLike, den: ArrayLike, aggregation: Aggregation) -> tuple[np.ndarray, np.ndarray]:
     """The per-document terms of the aggregate as a ratio of sums: ``a`` (D, S) and ``b`` (D,).
 
     Checks the inputs: ``num`` (S, D) finite (a semCER whose judge failed is undefined: drop
@@ -126,8 +128,8 @@ def jackknife_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def paired_bootstrap(
-    num: object,
-    den: object,
+    num: ArrayLike,
+    den: ArrayLike,
     aggregation: Aggregation,
     *,
     n_resamples: int = 10_000,
@@ -170,9 +172,13 @@ def paired_bootstrap(
     ]
 
 
-def _check_options(n: int, confidence: float, method: str) -> None:
+def _check_count(n: int, what: str) -> None:
     if n < 1:
-        raise ValueError(f"the number of resamples must be >= 1, got {n}")
+        raise ValueError(f"the number of {what} must be >= 1, got {n}")
+
+
+def _check_options(n: int, confidence: float, method: str) -> None:
+    _check_count(n, "resamples")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     if method not in METHODS:
@@ -198,8 +204,8 @@ def sign_flip_pvalues(v: np.ndarray, n_permutations: int, rng: np.random.Generat
 
 
 def approximate_randomization(
-    num: object,
-    den: object,
+    num: ArrayLike,
+    den: ArrayLike,
     aggregation: Aggregation,
     *,
     n_permutations: int = 10_000,
@@ -212,10 +218,40 @@ def approximate_randomization(
     denominator unchanged (references are shared), so only the numerator's sign per document
     flips. NaN where the aggregate is undefined; an empty list for a single system.
     """
-    _check_options(n_permutations, 0.5, "percentile")
+    _check_count(n_permutations, "permutations")
     a, b = ratio_terms(num, den, aggregation)
     if a.shape[1] < 2:
         return []
     v = a[:, 1:] - a[:, :1]  # (D, S - 1): per-document numerator of the difference
     p = sign_flip_pvalues(v, n_permutations, np.random.default_rng(seed))
     return [math.nan if b.sum() <= 0 else float(x) for x in p]
+
+
+@dataclass(frozen=True, slots=True)
+class SystemComparison:
+    """One system against the baseline: the paired interval, the randomization p-value, and that
+    p-value Holm-adjusted over all the systems compared with the baseline."""
+
+    interval: PairedInterval
+    p_value: float
+    p_holm: float
+    n_permutations: int
+
+
+def compare_systems(
+    num: ArrayLike,
+    den: ArrayLike,
+    aggregation: Aggregation,
+    *,
+    n_resamples: int = 10_000,
+    n_permutations: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    method: Method = "percentile",
+) -> list[SystemComparison]:
+    """:func:`paired_bootstrap` and :func:`approximate_randomization` of every system against
+    system 0 (both seeded with ``seed``), with Holm's correction over the S - 1 comparisons."""
+    intervals = paired_bootstrap(num, den, aggregation, n_resamples=n_resamples, seed=seed,
+                                 confidence=confidence, method=method)
+    p = approximate_randomization(num, den, aggregation, n_permutations=n_permutations, seed=seed)
+    return [SystemComparison(i, raw, adj, n_permutations) for i, raw, adj in zip(intervals, p, holm(p))]
