@@ -71,6 +71,9 @@ def test_agrees_with_statsmodels_residuals_and_pingouin(rows):
     got = partial_spearman_within(x, y, band)
     assume(got is not None and len(set(band)) >= 2)
     assert got == pytest.approx(_ols_residual_corr(x, y, band), abs=1e-9)
+    # pingouin inverts the covariance matrix of x, y and the dummies: singular when the partial
+    # correlation is +-1, where its sign is then arbitrary; compare it elsewhere
+    assume(abs(got) < 1 - 1e-9)
     codes = band_codes(band)
     covar = [f"b{k}" for k in range(1, codes.max() + 1)]
     df = pd.DataFrame({"x": x, "y": y} | {c: (codes == k + 1).astype(float) for k, c in enumerate(covar)})
