@@ -46,8 +46,10 @@ class JudgedEdit:
 @dataclass(frozen=True)
 class JudgeRun:
     """What one judging pass did: ``edits`` asked, ``unique_edits`` distinct, ``cache_hits`` found in
-    the store, ``judged`` sent to the judge, ``failures`` the judge failed on; for judges that count
-    them, ``requests`` sent and ``retries``."""
+    the store, ``sent`` to the judge, of which ``judged`` got a distribution and ``failures`` did not
+    (never charged 0); stored rows found ``corrupt`` (judged again and replaced), ``stale`` one-hot
+    fallbacks asked again, and rows of a deterministic judge ``overwritten`` by the recomputation;
+    for judges that count them, ``requests`` sent and ``retries``."""
 
     identity: str
     edits: int
@@ -57,10 +59,18 @@ class JudgeRun:
     failures: int
     requests: int | None = None
     retries: int | None = None
+    sent: int = 0
+    corrupt: int = 0
+    stale: int = 0
+    overwritten: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"identity": self.identity, "edits": self.edits, "unique_edits": self.unique_edits,
-                               "cache_hits": self.cache_hits, "judged": self.judged, "failures": self.failures}
+                               "cache_hits": self.cache_hits, "judged": self.judged, "failures": self.failures,
+                               "sent": self.sent}
+        for name in ("corrupt", "stale", "overwritten"):  # store anomalies, shown when they happened
+            if getattr(self, name):
+                out[name] = getattr(self, name)
         if self.requests is not None:
             out["requests"] = self.requests
             out["retries"] = self.retries
@@ -102,8 +112,9 @@ def judge_rows(
         for e, c, j in zip(r.edits or (), contexts[a:b], line_j):
             judged.append(JudgedEdit(r.id, r.doc, c.lang, e, c, j))
     stats = judge.stats
-    run = JudgeRun(judge.identity, cache.total, cache.unique, cache.hits, cache.judged, cache.failures,
-                   None if stats is None else stats.requests, None if stats is None else stats.retries)
+    run = JudgeRun(judge.identity, cache.total, cache.unique, cache.hits, cache.judged - cache.failures, cache.failures,
+                   None if stats is None else stats.requests, None if stats is None else stats.retries,
+                   sent=cache.judged, corrupt=cache.corrupt, stale=cache.stale, overwritten=cache.overwritten)
     return out_rows, judged, run
 
 
