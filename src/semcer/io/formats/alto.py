@@ -1,0 +1,176 @@
+"""ALTO (v1-v4) -> :class:`Page`.
+
+**Order.** ALTO has no reading-order element that semcer reads: blocks and lines are read in
+document order. Every ``TextLine`` of the file is read (those inside ``ComposedBlock`` too), each
+belonging to the nearest ``TextBlock`` around it (its ``parent``).
+
+**A line's text** is made of its ``String``, ``SP`` and ``HYP`` children in order: each ``String``
+is a word, its ``@CONTENT`` exactly (a ``String`` without or with an empty ``CONTENT`` is no
+word); consecutive words are separated by one space, whether or not an ``SP`` stands between them
+(``SP`` is a space; several ``SP`` in a row are one space; an ``SP`` at the start or end of the
+line adds nothing). A ``HYP`` (the hyphen printed where a word is broken at the end of a line) is
+read by ``hyphen``:
+
+- ``"keep"`` (default): the text as printed: the ``HYP``'s ``@CONTENT`` is appended to the word
+  before it, with no space (``Ver`` + ``HYP "-"`` -> ``Ver-``), and the next line starts with the
+  word's second part;
+- ``"join"``: the word is written whole where it starts, *when the file says what the word is*:
+  where the ``String`` before the ``HYP`` has ``SUBS_TYPE="HypPart1"`` and a non-empty
+  ``SUBS_CONTENT``, that ``SUBS_CONTENT`` replaces it, the ``HYP`` is dropped, and the first
+  ``String`` of the next line is removed when it has ``SUBS_TYPE="HypPart2"`` (``Ver-``/``bindung``
+  -> ``Verbindung`` on the first line, the second line without it); without that markup the line is
+  read as with ``"keep"``;
+- ``"drop"``: the ``HYP`` is ignored (``Ver`` / ``bindung``), which is what dinglehopper 0.11 does.
+
+**Levels.** ``level="line"``: one segment per line. ``level="block"``: one segment per ``TextBlock``,
+its text the texts of its lines joined by ``\\n``. Empty lines are not segments (listed in
+:attr:`Page.skipped`, reason "no text"); a block whose lines are all empty is not either.
+
+**Dialect "dinglehopper"** (dinglehopper 0.11's ``alto_extract``): a line's text is the
+``@CONTENT`` of its ``String`` children joined by one space each (an empty or missing
+``CONTENT`` still counts, so it can leave two spaces; ``SP`` is not read; ``HYP`` is dropped, so
+``hyphen`` must be left unset or ``"drop"``), and every line is a segment, empty ones included.
+At block level a block is a segment when it has at least one line, so the page text is the same
+at both levels.
+
+Bounding box: ``(HPOS, VPOS, HPOS + WIDTH, VPOS + HEIGHT)`` in the file's ``MeasurementUnit``
+(:attr:`Page.coordinate_unit`; ``"pixel"`` when the file names none).
+"""
+
+from __future__ import annotations
+
+from semcer.errors import InputError
+from semcer.io.formats.detect import ALTO_NAMESPACES
+from semcer.io.formats.page import NO_TEXT, BBox, Page, Skipped, build_page
+from semcer.io.formats.tree import Node
+
+__all__ = ["HYPHEN_MODES", "read_alto"]
+
+HYPHEN_MODES = ("keep", "join", "drop")
+
+Piece = tuple[str | None, str, str, BBox | None, str | None, int, int]
+
+
+def _bbox(node: Node, name: str) -> BBox | None:
+    vals = [node.get(a) for a in ("HPOS", "VPOS", "WIDTH", "HEIGHT")]
+    if any(v is None for v in vals):
+        return None
+    try:
+        x, y, w, h = (float(v) for v in vals)  # type: ignore[arg-type]
+    except ValueError:
+        raise InputError(f"{name}:{node.line}:{node.column}: {node.name} has HPOS/VPOS/WIDTH/HEIGHT that are not "
+                         f"numbers ({', '.join(map(repr, vals))}); fix the coordinates") from None
+    return (x, y, x + w, y + h)
+
+
+def _lines_with_blocks(layout: Node, ns: str) -> list[tuple[Node, Node | None]]:
+    """Every TextLine in document order with its nearest TextBlock (None outside any)."""
+    out: list[tuple[Node, Node | None]] = []
+    stack: list[tuple[Node, Node | None]] = [(layout, None)]
+    while stack:
+        node, block = stack.pop()
+        if node.ns == ns and node.name == "TextLine":
+            out.append((node, block))
+            continue
+        if node.ns == ns and node.name == "TextBlock":
+            block = node
+        stack.extend((c, block) for c in reversed(node.children))
+    return out
+
+
+def _semcer_line(line: Node, hyphen: str, drop_first: bool) -> tuple[str, bool]:
+    """The text of one line, and whether the next line's first String is a HypPart2 to remove."""
+    words: list[str] = []
+    strings = [c for c in line.children if c.name in ("String", "SP", "HYP")]
+    carry = False
+    first_string = True
+    for i, node in enumerate(strings):
+        if node.name == "String":
+            if first_string and drop_first and node.get("SUBS_TYPE") == "HypPart2":
+                first_string = False
+                continue
+            first_string = False
+            content = node.get("CONTENT") or ""
+            if hyphen == "join" and node.get("SUBS_TYPE") == "HypPart1" and node.get("SUBS_CONTENT") and any(
+                    n.name == "HYP" for n in strings[i + 1:]):
+                content = node.get("SUBS_CONTENT") or ""
+                carry = True
+            if content:
+                words.append(content)
+        # keep: the hyphen as printed; join: so too, unless it follows a HypPart1 with SUBS_CONTENT
+        elif node.name == "HYP" and (hyphen == "keep" or (hyphen == "join" and not carry)):
+            mark = node.get("CONTENT") or ""
+            if words:
+                words[-1] += mark
+            elif mark:
+                words.append(mark)
+    return " ".join(words), carry
+
+
+def _dinglehopper_line(line: Node) -> str:
+    return " ".join(s.get("CONTENT") or "" for s in line.children if s.name == "String")
+
+
+def read_alto(root: Node, name: str, level: str, dialect: str, hyphen: str | None = None) -> Page:
+    """The page of a parsed ALTO document (``level`` ``"block"`` or ``"line"``)."""
+    if root.name != "alto":
+        raise InputError(f"{name}:{root.line}:{root.column}: root element {root.name!r} is not 'alto'; this is not an "
+                         "ALTO file")
+    if dialect == "dinglehopper" and hyphen not in (None, "drop"):
+        raise InputError(f"{name}: the dinglehopper dialect reads HYP as dinglehopper does (dropped); leave hyphen "
+                         f"unset, not {hyphen!r}")
+    mode = hyphen or ("drop" if dialect == "dinglehopper" else "keep")
+    if mode not in HYPHEN_MODES:
+        raise InputError(f"unknown hyphen mode {mode!r}; choose one of {', '.join(HYPHEN_MODES)}")
+    version = ALTO_NAMESPACES.get(root.ns, "")
+    ns = root.ns
+    unit = "pixel"
+    image = None
+    desc = root.find("Description")
+    if desc is not None:
+        mu = desc.find("MeasurementUnit")
+        if mu is not None and mu.text.strip():
+            unit = mu.text.strip()
+        src = desc.find("sourceImageInformation")
+        fn = src.find("fileName") if src is not None else None
+        if fn is not None and fn.text.strip():
+            image = fn.text.strip()
+    layout = root.find("Layout")
+    lines = _lines_with_blocks(layout, ns) if layout is not None else []
+    skipped: list[Skipped] = []
+    # (block, [(line node, text)]) in document order
+    groups: list[tuple[Node | None, list[tuple[Node, str]]]] = []
+    drop_first = False
+    for line, block in lines:
+        if dialect == "dinglehopper":
+            text = _dinglehopper_line(line)
+        else:
+            text, drop_first = _semcer_line(line, mode, drop_first)
+        if not groups or groups[-1][0] is not block or block is None:
+            groups.append((block, []))
+        groups[-1][1].append((line, text))
+    pieces: list[Piece] = []
+    for block, members in groups:
+        bid = block.get("ID") if block is not None else None
+        keep_empty = dialect == "dinglehopper"
+        if level == "line":
+            for line, text in members:
+                if text or keep_empty:
+                    pieces.append((line.get("ID"), text, "TextLine", _bbox(line, name), bid, line.line, line.column))
+                else:
+                    skipped.append(Skipped(line.get("ID"), "TextLine", NO_TEXT, line.line, line.column, bid,
+                                           _bbox(line, name)))
+            continue
+        texts = [t for _, t in members] if keep_empty else [t for _, t in members if t]
+        for line, text in members:
+            if not text and not keep_empty:
+                skipped.append(Skipped(line.get("ID"), "TextLine", NO_TEXT, line.line, line.column, bid,
+                                       _bbox(line, name)))
+        holder = block if block is not None else members[0][0]
+        if texts:
+            pieces.append((bid if block is not None else holder.get("ID"), "\n".join(texts),
+                           "TextBlock" if block is not None else "TextLine", _bbox(holder, name), None,
+                           holder.line, holder.column))
+        else:
+            skipped.append(Skipped(holder.get("ID"), holder.name, NO_TEXT, holder.line, holder.column))
+    return build_page(name, "alto", version, level, dialect, pieces, skipped, image=image, coordinate_unit=unit)

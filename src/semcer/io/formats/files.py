@@ -1,0 +1,169 @@
+"""Pairing reference and output page files by name, and reading the pairs.
+
+**The key of a file** (what pairs it): its name (for a directory, its path relative to the
+directory, with ``/``) without its extension (``.xml``, ``.html``, ``.htm``, ``.xhtml``, ``.hocr``,
+``.txt``, any case) and then without every trailing marker among ``.gt``, ``.ocr``, ``.pred``,
+``.hyp``, ``.page``, ``.alto`` and ``.hocr`` (any case). So, dinglehopper's and OCR-D's
+conventions: ``name.gt.xml`` ↔ ``name.ocr.xml``, ``name.xml`` ↔ ``name.xml``, ``name.gt.txt`` ↔
+``name.ocr.txt``, ``doc.gt.page.xml`` ↔ ``doc.ocr.alto.xml``, and across formats ``p1.gt.xml`` ↔
+``p1.hocr``. A reference and an output pair when their keys are equal.
+
+**Which files.** A directory is walked recursively; hidden files and directories (name starting
+with ``.``) are skipped; files with one of the extensions above are pages; every other file
+(images, JSON, ...) is listed in :attr:`FilePairing.ignored_refs`/``ignored_hyps``, never silently
+dropped. A list of files is taken as given (keys from the base names). Two files of one side with
+the same key (``a.xml`` and ``a.hocr``) are an error naming both.
+
+**Unmatched** files are returned in :attr:`FilePairing.only_refs`/``only_hyps`` (sorted): the caller
+decides (``--unmatched error|drop``), this module never drops them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from semcer.errors import InputError
+from semcer.io.formats.page import Page
+from semcer.io.formats.read import read_page
+from semcer.io.formats.tree import MAX_BYTES, MAX_ELEMENTS
+
+__all__ = ["EXTENSIONS", "MARKERS", "FilePair", "FilePairing", "PagePair", "ReadPairs", "page_key", "pair_files",
+           "read_pairs"]
+
+EXTENSIONS = (".xml", ".html", ".htm", ".xhtml", ".hocr", ".txt")
+MARKERS = (".gt", ".ocr", ".pred", ".hyp", ".page", ".alto", ".hocr")
+
+
+def page_key(name: str) -> str:
+    """The pairing key of a file name or relative path (rule in the module documentation)."""
+    stem = name
+    low = stem.lower()
+    for ext in EXTENSIONS:
+        if low.endswith(ext) and len(stem) > len(ext):
+            stem = stem[: -len(ext)]
+            break
+    changed = True
+    while changed:
+        changed = False
+        low = stem.lower()
+        for marker in MARKERS:
+            if low.endswith(marker) and len(stem) > len(marker) and stem[-len(marker) - 1] != "/":
+                stem = stem[: -len(marker)]
+                changed = True
+                break
+    return stem
+
+
+@dataclass(frozen=True)
+class FilePair:
+    key: str
+    ref: str  # path of the reference file
+    hyp: str  # path of the output file
+
+
+@dataclass(frozen=True)
+class FilePairing:
+    """Pairs in key order, and every file that is not in a pair."""
+
+    pairs: tuple[FilePair, ...]
+    only_refs: tuple[str, ...]  # reference files with no output of the same key
+    only_hyps: tuple[str, ...]
+    ignored_refs: tuple[str, ...] = ()  # files of a directory that are not pages (by extension)
+    ignored_hyps: tuple[str, ...] = ()
+
+
+def _files(source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], side: str
+           ) -> tuple[dict[str, str], list[str]]:
+    """key -> path, and the ignored files, of one side."""
+    keyed: dict[str, str] = {}
+    ignored: list[str] = []
+
+    def add(key: str, path: str) -> None:
+        if key in keyed:
+            raise InputError(f"{path}: same page name {key!r} as {keyed[key]} among the {side} files; rename one "
+                             "of them (the name without extension and .gt/.ocr pairs the pages)")
+        keyed[key] = path
+
+    if isinstance(source, (str, os.PathLike)):
+        root = Path(source)
+        if not root.exists():
+            raise InputError(f"{root}: no such file or directory")
+        if not root.is_dir():
+            add(page_key(root.name), str(root))
+            return keyed, ignored
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            rel_dir = Path(dirpath).relative_to(root).as_posix()
+            prefix = "" if rel_dir == "." else rel_dir + "/"
+            for f in sorted(filenames):
+                if f.startswith("."):
+                    continue
+                path = os.path.join(dirpath, f)
+                if f.lower().endswith(EXTENSIONS):
+                    add(page_key(prefix + f), path)
+                else:
+                    ignored.append(path)
+        return keyed, ignored
+    for item in source:
+        p = Path(item)
+        if not p.is_file():
+            raise InputError(f"{p}: no such file")
+        add(page_key(p.name), str(p))
+    return keyed, ignored
+
+
+def pair_files(refs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+               hyps: str | os.PathLike[str] | Sequence[str | os.PathLike[str]]) -> FilePairing:
+    """Pair reference and output page files: each of ``refs``/``hyps`` is a directory, one file, or a
+    list of files (rules in the module documentation)."""
+    ref_files, ref_ignored = _files(refs, "reference")
+    hyp_files, hyp_ignored = _files(hyps, "output")
+    pairs = tuple(FilePair(k, ref_files[k], hyp_files[k]) for k in sorted(ref_files) if k in hyp_files)
+    return FilePairing(
+        pairs,
+        tuple(sorted(ref_files[k] for k in ref_files if k not in hyp_files)),
+        tuple(sorted(hyp_files[k] for k in hyp_files if k not in ref_files)),
+        tuple(ref_ignored),
+        tuple(hyp_ignored),
+    )
+
+
+@dataclass(frozen=True)
+class PagePair:
+    key: str
+    ref: Page
+    hyp: Page
+
+
+@dataclass(frozen=True)
+class ReadPairs:
+    """The pairs that could be read, and ``(path, message)`` for each file that could not."""
+
+    pairs: tuple[PagePair, ...]
+    failures: tuple[tuple[str, str], ...]
+
+
+def read_pairs(pairing: FilePairing, *, level: str = "region", dialect: str = "semcer", hyphen: str | None = None,
+               keep_going: bool = False, max_bytes: int = MAX_BYTES, max_elements: int = MAX_ELEMENTS) -> ReadPairs:
+    """Read both pages of every pair. A file that cannot be read raises its InputError, or, with
+    ``keep_going``, is recorded in :attr:`ReadPairs.failures` and its pair left out (the other file
+    of the pair is still read, so that its own errors are reported too)."""
+    pairs: list[PagePair] = []
+    failures: list[tuple[str, str]] = []
+    opts = {"level": level, "dialect": dialect, "hyphen": hyphen, "max_bytes": max_bytes, "max_elements": max_elements}
+    for fp in pairing.pairs:
+        pages = []
+        for path in (fp.ref, fp.hyp):
+            try:
+                pages.append(read_page(path, **opts))  # type: ignore[arg-type]
+            except InputError as exc:
+                if not keep_going:
+                    raise
+                failures.append((path, str(exc)))
+        if len(pages) == 2:
+            pairs.append(PagePair(fp.key, pages[0], pages[1]))
+    return ReadPairs(tuple(pairs), tuple(failures))
+
