@@ -30,7 +30,7 @@ _SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasa
 
 _live: set[str] = set()  # temporary files being written by this process
 _saved: dict[int, Any] = {}  # signal -> the handler ours replaced, while a write is in progress
-_depth = 0  # nested writes in the main thread
+_depth = [0]  # writes in progress in the main thread (a list: no `global` statement)
 _lock = threading.Lock()
 
 
@@ -154,13 +154,12 @@ def _alive(pid: int) -> bool:
 def _guard(tmp: Path) -> None:
     """Remember ``tmp``; in the main thread, install the removing handler for the signals whose
     action is the default (termination), for the time of the write."""
-    global _depth
     with _lock:
         _live.add(str(tmp))
     if threading.current_thread() is not threading.main_thread():
         return
-    _depth += 1
-    if _depth == 1:
+    _depth[0] += 1
+    if _depth[0] == 1:
         for sig in _SIGNALS:
             with contextlib.suppress(ValueError, OSError):
                 if signal.getsignal(sig) is signal.SIG_DFL:
@@ -168,13 +167,12 @@ def _guard(tmp: Path) -> None:
 
 
 def _unguard(tmp: Path) -> None:
-    global _depth
     with _lock:
         _live.discard(str(tmp))
     if threading.current_thread() is not threading.main_thread():
         return
-    _depth -= 1
-    if _depth == 0:
+    _depth[0] -= 1
+    if _depth[0] == 0:
         for sig, old in list(_saved.items()):
             with contextlib.suppress(ValueError, OSError):
                 if signal.getsignal(sig) is _on_signal:
