@@ -18,6 +18,7 @@ from functools import cached_property
 import regex
 
 from semcer.errors import PolicyError
+from semcer.text.markup import strip_markdown
 from semcer.text.segmenter import CLUSTER
 
 _WS_RUN = regex.compile(r"\s+")
@@ -43,6 +44,32 @@ def _collapse_ws(s: str) -> str:
 def _remove_ws(s: str) -> str:
     return _WS_RUN.sub("", s)
 
+# dinglehopper 0.11's substitutions (``extracted_text.substitute_equivalences``, which it applies to every text
+# it reads from a file, after NFC): its ligatures first (``unjoin_ligatures``), then its equivalences, each a
+# plain str.replace, in its order. MUFI/eMOP private-use ligatures included, exactly as it lists them.
+_DH_LIGATURES: tuple[tuple[str, str], ...] = (
+    ("\ueba6", "\u017f\u017f"), ("\ueba7", "\u017f\u017fi"), ("\uf502", "ch"), ("\ueec4", "ck"), ("\uf4f9", "ll"),
+    ("\ueba2", "\u017fi"), ("\ueada", "\u017ft"), ("\ufb01", "fi"), ("\ufb00", "ff"), ("\ufb02", "fl"), ("\ufb03", "ffi"),
+    ("\ueec5", "ct"), ("\ueedc", "tz"), ("\uf532", "as"), ("\uf533", "is"), ("\uf534", "us"), ("\uf535", "Qu"),
+    ("\u0133", "ij"), ("\ue8bf", "q&"), ("\ueba5", "\u017fp"), ("\ufb06", "st"),
+)
+_DH_EQUIVALENCES: tuple[tuple[str, str], ...] = (
+    ("\ue72b", "\u00fc"), ("\ue42c", "\u00e4"), ("==", "\u2013"), ("\u2014", "\u2013"), ("\ue644", "\u00f6"),
+    ("\u2019", "'"), ("\u2e17", "-"), ("a\u0364", "\u00e4"), ("o\u0364", "\u00f6"), ("u\u0364", "\u00fc"),
+    ("\uf50e", "q\u0301"),
+)
+# Every replaced string ends with one of these (the combining small e of aͤ, not the a).
+_DH_TRIGGER = regex.compile("[" + "".join(sorted({old[-1] for old, _ in _DH_LIGATURES + _DH_EQUIVALENCES})) + "]")
+
+
+def _dinglehopper_subst(s: str) -> str:
+    if not _DH_TRIGGER.search(s):  # the usual line: nothing to replace
+        return s
+    for old, new in _DH_LIGATURES + _DH_EQUIVALENCES:
+        s = s.replace(old, new)
+    return s
+
+
 #: Every step: name -> (function, one-line description, works cluster by cluster?)
 STEPS: dict[str, tuple[Callable[[str], str], str, bool]] = {
     "nfc": (_nfc, "Unicode canonical composition (NFC); changes no visible character", True),
@@ -55,6 +82,10 @@ STEPS: dict[str, tuple[Callable[[str], str], str, bool]] = {
     "lower": (str.lower, "lower-case (Unicode default case mapping)", True),
     "remove-punct": (lambda s: _PUNCT.sub("", s), "remove punctuation (Unicode category P); symbols (S) are kept", True),
     "strip-marks": (_strip_marks, "remove non-spacing marks after NFD, then NFC (ấ → a; đ stays đ)", True),
+    "dinglehopper-subst": (_dinglehopper_subst, "dinglehopper 0.11's substitutions (after its NFC): ligatures split "
+                           "(ﬁ → fi, MUFI ligatures), — and == → –, ’ → ', ⸗ → -, aͤ oͤ uͤ → ä ö ü, MUFI ü ä ö", True),
+    "strip-markdown": (strip_markdown, "remove Markdown and HTML markup, keep what it marks up (headings, emphasis, "
+                       "code, links, lists, quotes, tables, LaTeX delimiters, tags; semcer.text.markup)", False),
 }
 
 #: Presets: name -> (steps, description). `raw` and `nfc` keep exactly these names.
@@ -71,6 +102,12 @@ PRESETS: dict[str, tuple[tuple[str, ...], str]] = {
                    "(removing a space or folding case can leave text unnormalized, e.g. ´ → space + combining acute)"),
     "casefold": (("nfkc", "remove-ws", "casefold", "nfkc"),
                  "paper convention 5, 'case-folded, punctuation kept': NFKC, whitespace removed, case folded, NFKC again"),
+    "dinglehopper": (("nfc", "dinglehopper-subst"),
+                     "what dinglehopper 0.11 does to text it reads from files: NFC, then its substitutions (ligatures "
+                     "split, dashes, apostrophes, MUFI umlauts); with --unit grapheme and its extraction "
+                     "(dialect 'dinglehopper') its page CER is reproduced exactly"),
+    "markdown": (("strip-markdown", "nfc"),
+                 "a VLM's Markdown page against a plain reference: Markdown and HTML markup removed, then NFC"),
 }
 
 DEFAULT_POLICY = "nfc"
