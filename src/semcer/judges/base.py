@@ -114,6 +114,12 @@ class JudgeBase:
         raise NotImplementedError
 
     @property
+    def deterministic(self) -> bool:
+        """Whether the same edit always gets the same answer here, cheaply: then stored answers are
+        never read back (they are recomputed, so a forged or damaged row cannot change a score)."""
+        return False
+
+    @property
     def context_window(self) -> int:
         """Grapheme units this judge sees on each side of an edit (see :mod:`semcer.alignment.context`)."""
         return DEFAULT_CONTEXT_WINDOW

@@ -17,6 +17,10 @@ from typing import Any
 LEVELS = 5
 RATINGS: tuple[float, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
 
+#: Flag of a judgement read from an answer's text alone (no probabilities): a one-hot distribution,
+#: which is not the paper's method; such judgements are used but never stored.
+ONE_HOT_FLAG = "one-hot"
+
 #: How far from 1 the five probabilities may sum (rounding in a file or a server's answer).
 SUM_TOLERANCE = 1e-6
 
@@ -36,6 +40,12 @@ def mode_of(p: Sequence[float]) -> int:
 def check_distribution(p: Any) -> Distribution:
     """``p`` as five floats, unchanged; ValueError saying why when it is not a five-level distribution
     (five finite numbers in [0, 1] summing to 1 within :data:`SUM_TOLERANCE`)."""
+    if type(p) is tuple and len(p) == LEVELS:  # the usual case, a judge's own tuple: a few comparisons
+        a, b, c, d, e = p
+        if (type(a) is float and type(b) is float and type(c) is float and type(d) is float and type(e) is float
+                and 0.0 <= a <= 1.0 and 0.0 <= b <= 1.0 and 0.0 <= c <= 1.0 and 0.0 <= d <= 1.0 and 0.0 <= e <= 1.0
+                and abs(a + b + c + d + e - 1.0) <= SUM_TOLERANCE - 1e-12):
+            return p
     if p is None:
         raise ValueError("p is missing")
     if isinstance(p, (str, bytes)):

@@ -101,7 +101,8 @@ def judge_rows(
     """Judge every edit of ``rows``; return the rows with their severity mass (None for a line with
     a failed edit), the judged edits in corpus order and what the pass did."""
     contexts, spans = line_contexts(rows, judge.context_window)
-    judgements, cache = judge_cached(judge, contexts, store, progress=progress, batch_size=judge.preferred_batch_size)
+    judgements, cache = judge_cached(judge, contexts, store, progress=progress, batch_size=judge.preferred_batch_size,
+                                     deterministic=judge.deterministic)
     out_rows = []
     judged: list[JudgedEdit] = []
     for r, (a, b) in zip(rows, spans):
@@ -124,7 +125,7 @@ def judge_into_store(judge: JudgeBase, contexts: Sequence[EditContext], store: J
     (:func:`run_summary`)."""
     started = time.monotonic()
     judgements, cache = judge_cached(judge, contexts, store, batch_size=batch_size or judge.preferred_batch_size,
-                                     progress=progress)
+                                     progress=progress, deterministic=judge.deterministic)
     unique = list({JudgedEditStore.key(judge.identity, c): j for c, j in zip(contexts, judgements)}.values())
     summary = run_summary(judge, unique, total=len(contexts), hits=cache.hits, sent=cache.judged,
                           seconds=time.monotonic() - started)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from semcer.alignment.context import EditContext, content_key
 from semcer.errors import StoreError
-from semcer.judges.distribution import Judgement, check_distribution
+from semcer.judges.distribution import ONE_HOT_FLAG, Judgement, check_distribution
 from semcer.store.keys import edit_key
 from semcer.version import __version__
 
@@ -49,10 +49,6 @@ _IN_CHUNK = 900
 #: batches (SQLite's own busy handler sleeps up to 100 ms between tries and can miss every pause).
 _LOCK_POLL_S = 0.002
 
-#: The flag of a judgement read from an LLM's answer text alone, without probabilities: the same
-#: string as :data:`semcer.judges.llm.ONE_HOT_FLAG` (a test ties the two; importing it from there
-#: would load the LLM backends with every store). Such judgements are never stored.
-ONE_HOT_FLAG = "one-hot"
 
 COLUMNS = (
     "key", "judge", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",

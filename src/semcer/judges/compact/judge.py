@@ -38,6 +38,10 @@ class CompactJudge(JudgeBase):
         return self._window
 
     @property
+    def deterministic(self) -> bool:
+        return True
+
+    @property
     def identity(self) -> str:
         return f"compact-{COMPACT_VERSION}+{self.model.sha256[:10]}+wordfreq-{wordfreq_version()}+ctx{self._window}"
 

@@ -19,7 +19,7 @@ from typing import Protocol
 from semcer.alignment.context import EditContext
 from semcer.errors import JudgeError
 from semcer.judges.base import JudgeBase, JudgeSpec, JudgeStats
-from semcer.judges.distribution import LEVELS, Judgement
+from semcer.judges.distribution import LEVELS, ONE_HOT_FLAG, Judgement
 from semcer.judges.llm.prompt import LABEL_SETS, TEMPLATE_VERSION, Prompt, build_prompt, resolve_labels
 
 #: Flag prefix of the label mass (the five labels' probability before renormalising).
@@ -27,7 +27,6 @@ LABEL_MASS_FLAG = "label_mass="
 #: Flag prefix counting labels absent from the server's top log-probabilities (their mass is unknown, read as 0).
 MISSING_FLAG = "labels_missing="
 #: Flag of a judgement read from the answer text alone (no probabilities): a one-hot distribution.
-ONE_HOT_FLAG = "one-hot"
 
 
 @dataclass(frozen=True, slots=True)

@@ -45,6 +45,10 @@ class RubricJudge(JudgeBase):
     def context_window(self) -> int:
         return self._window
 
+    @property
+    def deterministic(self) -> bool:
+        return True
+
     def judge_one(self, ctx: EditContext) -> Judgement:
         """Judge one edit."""
         f = feature_tuple(ctx)
