@@ -114,6 +114,7 @@ XML = '<?xml version="1.0"?>\n<!-- a comment -->\n<TEI xmlns="http://www.tei-c.o
     (HTML, "html", "HTML"),
     (XML, "xml", "XML"),
     ("\ufeff" + PAGE, "page-xml", "PAGE-XML"),
+    (PAGE.encode("utf-16"), "page-xml", "PAGE-XML"),  # XML may be UTF-16 (with its byte-order mark)
 ])
 @pytest.mark.parametrize("suffix", [".xml", ".txt", ".jsonl", ""])
 def test_markup_is_recognised_and_refused(tmp_path, body, kind, name, suffix):

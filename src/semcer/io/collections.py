@@ -41,7 +41,8 @@ Detection (:func:`detect_format`), in this order; a directory is always ``direct
 
 1. Binary files are refused, naming what they look like, by their signature: PDF, PNG, JPEG, GIF,
    TIFF, WebP, JPEG 2000, ZIP (and .docx/.xlsx/.odt/.epub), legacy Office, SQLite, Parquet,
-   Arrow, NumPy, ELF, bzip2, xz, zstd, 7-Zip, UTF-16/UTF-32 (byte-order mark). Beyond signatures,
+   Arrow, NumPy, ELF, bzip2, xz, zstd, 7-Zip, UTF-16/UTF-32 (byte-order mark; UTF-16 markup is
+   named as markup, rule 2). Beyond signatures,
    any NUL byte or invalid UTF-8 is refused with its line and byte offset.
 2. Markup is recognised and refused (not supported yet; ``format="text"`` reads it as plain text
    anyway): text whose first non-blank character is ``<`` followed by ``?xml``, ``!DOCTYPE`` or
@@ -254,6 +255,10 @@ def detect_format(data: bytes, suffix: str = "") -> str:
     ...). The rules are in the module documentation; this never raises."""
     binary = binary_format(data)
     if binary is not None:
+        if binary[0] == "utf-16":  # UTF-16 markup (XML may be UTF-16) is named as markup
+            markup = _markup(data[:_HEAD].decode("utf-16", "replace").lstrip())
+            if markup is not None:
+                return markup
         return binary[0]
     skip = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     head = data[skip : skip + _HEAD].decode("utf-8", "replace")
