@@ -181,7 +181,8 @@ def read_collection(path: str | os.PathLike, *, format: str | None = None) -> Co
     fmt = detect_format(data, suffix) if format is None else format
     reader = READERS.get(fmt)
     if reader is None:
-        refuse_binary(data, name)
+        if fmt not in RECOGNISED:
+            refuse_binary(data, name)
         raise InputError(_unreadable_format(fmt, name, forced=False))
     return _collection(reader(data, name), name, fmt)
 
