@@ -1,0 +1,228 @@
+"""Word error rate and the bag-of-words error, aggregated exactly like CER.
+
+**WER** of a line: the words of the reference and of the output (:mod:`semcer.text.words`, after the
+text policy) are aligned by minimum edit distance over words (each distinct word mapped to an
+integer, then rapidfuzz's Levenshtein on the integer sequences: unit costs, the same tie rule as
+characters, :mod:`semcer.alignment.edits`), giving (S, D, I) and the number of reference words N.
+WER = (S + D + I) / N. These are sufficient statistics: corpus WER = Σ (S + D + I) / Σ N over all
+lines (long documents weigh more); document-mean WER = mean over documents of (document edits /
+document words), a document's lines summed first (:func:`semcer.metrics.aggregate.aggregate`, the
+one aggregation rule). A line with no reference words has no WER of its own (``None``); its
+insertions still count in the corpus numerator, and a document with no reference words is left out
+of the document mean (the ``insertions`` empty-reference policy of CER). A line whose words are
+undefined (tokenizer ``auto`` on Thai) is left out of everything and counted.
+
+**Bag-of-words error** (order-free). OCR-D's evaluation spec defines the bag of words of a text —
+each word with its number of occurrences, order ignored — but no error rate over it; semcer uses the
+bag-of-words WER of Vidal et al. (2023), *End-to-end page-level assessment of handwritten text
+recognition*, Pattern Recognition 142: with c_r(w), c_h(w) the counts of word w in the reference
+and the output bags, N and M their sizes,
+
+    missing = Σ_w max(0, c_r(w) − c_h(w))    (reference words the output lacks)
+    extra   = Σ_w max(0, c_h(w) − c_r(w))    (output words the reference lacks)
+    errors  = (Σ_w |c_r(w) − c_h(w)| + |N − M|) / 2  =  max(missing, extra)
+
+and the bag error rate is errors / N: a missing and an extra word pair up as one substitution, the
+rest are deletions or insertions, wherever the words stand. It is never more than the WER of the same
+texts (an alignment's substitutions, deletions and insertions are one way of pairing the bags), and it
+is 0 exactly when the two bags are equal (any reading order). The bag is the document's: all words
+of a document's lines in one bag (a word that moved to another line of the same page is no error),
+each item without a document its own; corpus bag error = Σ errors / Σ N over documents;
+document-mean bag error = mean over documents with reference words of errors / N.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from semcer.alignment.edits import count_ops, editops
+from semcer.alignment.line import LineStats
+from semcer.errors import InputError
+from semcer.metrics.aggregate import aggregate
+from semcer.metrics.rows import Totals
+from semcer.metrics.signature import Signature
+from semcer.text.policy import TextPolicy, get_policy
+from semcer.text.words import check_tokenizer, tokenize, tokenizer_identity
+
+__all__ = ["BagStats", "WerResult", "WordStats", "bag_stats", "wer", "word_stats"]
+
+
+class WordStats(NamedTuple):
+    """Sufficient statistics of one line's word alignment."""
+
+    substitutions: int
+    deletions: int
+    insertions: int
+    words: int  # reference words
+
+    @property
+    def edits(self) -> int:
+        return self.substitutions + self.deletions + self.insertions
+
+    @property
+    def wer(self) -> float | None:
+        """Edits per reference word; None without reference words."""
+        return self.edits / self.words if self.words else None
+
+
+class BagStats(NamedTuple):
+    """Sufficient statistics of a bag-of-words comparison."""
+
+    missing: int  # reference words the output lacks (counted with multiplicity)
+    extra: int  # output words the reference lacks
+    ref_words: int
+    hyp_words: int
+
+    @property
+    def errors(self) -> int:
+        """max(missing, extra) = (Σ|c_r - c_h| + |N - M|) / 2."""
+        return max(self.missing, self.extra)
+
+    @property
+    def rate(self) -> float | None:
+        return self.errors / self.ref_words if self.ref_words else None
+
+
+def word_stats(ref: Sequence[str], hyp: Sequence[str]) -> WordStats:
+    """(S, D, I, N) of the minimum-edit alignment of two word lists."""
+    vocab: dict[str, int] = {}
+    a = [vocab.setdefault(w, len(vocab)) for w in ref]
+    b = [vocab.setdefault(w, len(vocab)) for w in hyp]
+    if a == b:
+        return WordStats(0, 0, 0, len(a))
+    s, d, i = count_ops(editops(a, b))
+    return WordStats(s, d, i, len(a))
+
+
+def _bag(ref: Counter[str], hyp: Counter[str]) -> BagStats:
+    missing = sum((ref - hyp).values())
+    extra = sum((hyp - ref).values())
+    return BagStats(missing, extra, sum(ref.values()), sum(hyp.values()))
+
+
+def bag_stats(ref: Sequence[str], hyp: Sequence[str]) -> BagStats:
+    """Bag-of-words statistics of two word lists (order ignored)."""
+    return _bag(Counter(ref), Counter(hyp))
+
+
+@dataclass(frozen=True)
+class WerResult:
+    """WER and bag-of-words error of a corpus, with the per-line rows they are sums of.
+
+    ``lines[k]`` is the :class:`WordStats` of line ``ids[k]``, None where its words are undefined
+    (listed in ``undefined``); ``docs[k]`` its document (None: none given, the line is its own).
+    ``corpus`` sums the defined lines (its ``units`` are reference words, its ``cer`` is the corpus
+    WER). ``bags`` holds each document's :class:`BagStats`, keyed by document id, or by line id for a
+    line without a document (by ``"\\0"`` + line id should that line id also name a document).
+    """
+
+    signature: Signature
+    ids: tuple[str, ...]
+    docs: tuple[str | None, ...]
+    lines: tuple[WordStats | None, ...]
+    corpus: Totals
+    document_mean: float | None
+    documents: int  # documents with reference words (those in the mean)
+    undefined: tuple[str, ...]
+    bags: dict[str, BagStats]
+
+    @property
+    def wer(self) -> float | None:
+        """Corpus WER: Σ edits / Σ reference words; None without reference words."""
+        return self.corpus.cer
+
+    @property
+    def bag_error(self) -> float | None:
+        """Corpus bag-of-words error: Σ over documents of max(missing, extra) / Σ reference words."""
+        n = sum(b.ref_words for b in self.bags.values())
+        return sum(b.errors for b in self.bags.values()) / n if n else None
+
+    @property
+    def bag_document_mean(self) -> float | None:
+        rates = [r for b in self.bags.values() if (r := b.rate) is not None]
+        return math.fsum(rates) / len(rates) if rates else None
+
+    def to_dict(self) -> dict:
+        c = self.corpus
+        return {
+            "signature": str(self.signature),
+            "corpus": {"wer": self.wer, "edits": c.edits, "substitutions": c.substitutions, "deletions": c.deletions,
+                       "insertions": c.insertions, "words": c.units, "lines": c.lines},
+            "document_mean": {"wer": self.document_mean, "documents": self.documents},
+            "bag_of_words": {"error": self.bag_error, "document_mean": self.bag_document_mean,
+                             "missing": sum(b.missing for b in self.bags.values()),
+                             "extra": sum(b.extra for b in self.bags.values())},
+            "undefined": {"lines": len(self.undefined), "ids": list(self.undefined)},
+        }
+
+
+def _per_line(given: Sequence[str | None] | Mapping[str, str | None] | str | None, ids: Sequence[str], what: str
+              ) -> list[str | None]:
+    if given is None or isinstance(given, str):
+        return [given] * len(ids)
+    if isinstance(given, Mapping):
+        return [given.get(i) for i in ids]
+    if len(given) != len(ids):
+        raise InputError(f"{what} has {len(given)} entries for {len(ids)} lines")
+    return list(given)
+
+
+def wer(
+    references: Sequence[str],
+    hypotheses: Sequence[str],
+    *,
+    tokenizer: str = "uax29",
+    policy: str | TextPolicy | None = None,
+    ids: Sequence[str] | None = None,
+    docs: Sequence[str | None] | Mapping[str, str | None] | None = None,
+    langs: Sequence[str | None] | Mapping[str, str | None] | str | None = None,
+) -> WerResult:
+    """WER and bag-of-words error of aligned lists of reference and output lines.
+
+    ``ids`` default to ``"1"``..``"n"``; ``docs`` (a list or a dict id -> doc; None: each line its own
+    document) group lines into documents; ``langs`` (one tag, a list or a dict) only matter for the
+    ``auto`` tokenizer. The policy (default ``nfc``) is applied to both sides before tokenizing.
+    """
+    if len(references) != len(hypotheses):
+        raise InputError(f"{len(references)} references but {len(hypotheses)} outputs; pass two lists of the same length")
+    check_tokenizer(tokenizer)
+    pol = get_policy(policy)
+    n = len(references)
+    line_ids = [str(k) for k in range(1, n + 1)] if ids is None else [str(i) for i in ids]
+    if len(line_ids) != n:
+        raise InputError(f"{len(line_ids)} ids for {n} lines")
+    doc_of = _per_line(docs, line_ids, "docs")
+    lang_of = _per_line(langs, line_ids, "langs")
+    doc_ids = [d if d is not None else f"\0{i}" for d, i in zip(doc_of, line_ids)]  # no doc: its own document
+    rows: list[WordStats | None] = []
+    kept: list[LineStats] = []
+    kept_docs: list[str] = []
+    undefined: list[str] = []
+    bags: dict[str, tuple[Counter[str], Counter[str]]] = {}
+    for ref, hyp, lid, doc, lang in zip(references, hypotheses, line_ids, doc_ids, lang_of):
+        rw = tokenize(pol(ref), tokenizer, lang)
+        hw = tokenize(pol(hyp), tokenizer, lang)
+        if rw is None or hw is None:
+            rows.append(None)
+            undefined.append(lid)
+            continue
+        st = word_stats(rw, hw)
+        rows.append(st)
+        kept.append(LineStats(st.substitutions, st.deletions, st.insertions, st.words, None))
+        kept_docs.append(doc)
+        bag = bags.setdefault(doc, (Counter(), Counter()))
+        bag[0].update(rw)
+        bag[1].update(hw)
+    if not kept:
+        raise InputError("no line has defined words (every line is in a language without a word tokenizer)")
+    agg = aggregate(kept, kept_docs, judged=False)
+    sig = Signature.build("word", pol, "insertions").with_extras(tokenizer=tokenizer_identity(tokenizer))
+    given = {d for d in doc_of if d is not None}
+    shown = {d: d[1:] if d.startswith("\0") and d[1:] not in given else d for d in bags}
+    return WerResult(sig, tuple(line_ids), tuple(doc_of), tuple(rows), agg.corpus, agg.document_mean_cer,
+                     agg.documents_defined, tuple(undefined),
+                     {shown[d]: _bag(r, h) for d, (r, h) in bags.items()})
