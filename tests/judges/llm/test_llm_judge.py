@@ -140,7 +140,7 @@ def test_prompt_template_is_pinned_to_its_version():
     text = "\n\n".join(build_prompt(c, labels).system + build_prompt(c, labels).user
                         for c in fixed for labels in (DIGITS, ("A", "B", "C", "D", "E")))
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    assert (TEMPLATE_VERSION, digest) == ("1", "910730cad8a783a2"), digest
+    assert (TEMPLATE_VERSION, digest) == ("2", "910730cad8a783a2"), digest  # 2: the same text for these
 
 
 def test_labels():
@@ -272,7 +272,7 @@ def test_a_second_run_sends_nothing(server, tmp_path):
 def test_identity_pins_model_revision_template_and_labels_but_not_url_or_key(server, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-do-not-leak")
     base = llm_judge(server)
-    assert base.identity == f"llm/t{TEMPLATE_VERSION}:openai:model=tiny:labels=0|1|2|3|4"
+    assert base.identity == f"llm/t{TEMPLATE_VERSION}:openai:model=tiny:labels=0|1|2|3|4:ctx=100"
     other_port = resolve_judge("llm", endpoint="http://127.0.0.1:9/v1", model="tiny")
     assert other_port.identity == base.identity
     variants = {
@@ -545,7 +545,7 @@ def test_hf_backend_reads_what_the_server_reads(tiny, model_server):
         served = judge.judge(ctxs)
     local = resolve_judge(f"hf:{tiny.path}", device="cpu", batch_size=4)
     assert local.identity.startswith(f"llm/t{TEMPLATE_VERSION}:hf:{Path(tiny.path).name}@")
-    assert local.identity.endswith(":dtype=float32:labels=0|1|2|3|4")
+    assert local.identity.endswith(":dtype=float32:labels=0|1|2|3|4:ctx=100")
     read = local.judge(ctxs)  # batches of 4 prompts of different lengths: left padding
     one_by_one = resolve_judge(f"hf:{tiny.path}", device="cpu", batch_size=1).judge(ctxs)
     for s, r, o in zip(served, read, one_by_one):

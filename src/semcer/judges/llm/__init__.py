@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW
 from semcer.errors import JudgeError
 from semcer.judges.base import JudgeStats
 from semcer.judges.llm.judge import (
@@ -64,12 +65,13 @@ VLLM_OPTIONS = frozenset({"revision", "dtype", "chat_template_kwargs", "engine_k
 
 def llm_options(spec: str) -> frozenset[str]:
     """The options the LLM judge named by ``spec`` takes (``labels`` included)."""
+    common = {"labels", "context_window"}
     if spec == "llm":
-        return OPENAI_OPTIONS | {"labels"}
+        return OPENAI_OPTIONS | common
     if spec.startswith("hf:"):
-        return HF_OPTIONS | {"labels"}
+        return HF_OPTIONS | common
     if spec.startswith("vllm:"):
-        return VLLM_OPTIONS | {"labels"}
+        return VLLM_OPTIONS | common
     raise JudgeError(f"{spec!r} is not an LLM judge (llm, hf:PATH or vllm:MODEL)")
 
 
@@ -93,6 +95,7 @@ def build_llm_judge(spec: str, **options: Any) -> LLMJudge:
     """
     opts = {k: v for k, v in options.items() if v is not None}
     labels = opts.pop("labels", "digits")
+    window = opts.pop("context_window", DEFAULT_CONTEXT_WINDOW)
     if spec == "llm":
         config = opts.pop("config", None)
         if config is not None:
@@ -108,17 +111,17 @@ def build_llm_judge(spec: str, **options: Any) -> LLMJudge:
                     "(or endpoint=..., model=... in Python)"
                 )
             config = OpenAIConfig(**opts)
-        return LLMJudge(OpenAIBackend(config), labels=labels)
+        return LLMJudge(OpenAIBackend(config), labels=labels, context_window=window)
     if spec.startswith("hf:"):
         from semcer.judges.llm.hf_backend import HFBackend
 
         _check_options(spec, opts, HF_OPTIONS)
-        return LLMJudge(HFBackend(_path_of(spec, "hf:"), **opts), labels=labels)
+        return LLMJudge(HFBackend(_path_of(spec, "hf:"), **opts), labels=labels, context_window=window)
     if spec.startswith("vllm:"):
         from semcer.judges.llm.vllm_backend import VLLMBackend
 
         _check_options(spec, opts, VLLM_OPTIONS)
-        return LLMJudge(VLLMBackend(_path_of(spec, "vllm:"), **opts), labels=labels)
+        return LLMJudge(VLLMBackend(_path_of(spec, "vllm:"), **opts), labels=labels, context_window=window)
     raise JudgeError(f"{spec!r} is not an LLM judge (llm, hf:PATH or vllm:MODEL)")
 
 

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from semcer.alignment.context import EditContext
+from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW, EditContext
 from semcer.errors import JudgeError
-from semcer.judges.base import JudgeBase, JudgeSpec, JudgeStats
+from semcer.judges.base import JudgeBase, JudgeSpec, JudgeStats, check_window
 from semcer.judges.distribution import LEVELS, ONE_HOT_FLAG, Judgement
 from semcer.judges.llm.prompt import LABEL_SETS, TEMPLATE_VERSION, Prompt, build_prompt, resolve_labels
 
@@ -131,9 +131,11 @@ class LLMJudge(JudgeBase):
     readings over the judge's life.
     """
 
-    def __init__(self, backend: Backend, *, labels: str | Sequence[str] = "digits") -> None:
+    def __init__(self, backend: Backend, *, labels: str | Sequence[str] = "digits",
+                 context_window: int = DEFAULT_CONTEXT_WINDOW) -> None:
         self.backend = backend
         self.labels = resolve_labels(labels)
+        self._window = check_window(context_window)
         self._stats = JudgeStats()
         self._lock = threading.Lock()
         backend.prepare(self.labels)
@@ -141,7 +143,11 @@ class LLMJudge(JudgeBase):
     @property
     def identity(self) -> str:
         """``llm/t1:openai:model=NAME@REV:labels=0|1|2|3|4``: everything that changes the output."""
-        return f"llm/t{TEMPLATE_VERSION}:{self.backend.identity}:labels={'|'.join(self.labels)}"
+        return f"llm/t{TEMPLATE_VERSION}:{self.backend.identity}:labels={'|'.join(self.labels)}:ctx={self._window}"
+
+    @property
+    def context_window(self) -> int:
+        return self._window
 
     @property
     def preferred_batch_size(self) -> int:
@@ -161,6 +167,8 @@ class LLMJudge(JudgeBase):
         base = self.backend.spec()
         labels = next((name for name, ls in LABEL_SETS.items() if tuple(ls) == self.labels), list(self.labels))
         options = dict(base.options) if labels == "digits" else {**base.options, "labels": labels}
+        if self._window != DEFAULT_CONTEXT_WINDOW:
+            options["context_window"] = self._window
         return JudgeSpec(base.name, options)
 
     def prompt(self, ctx: EditContext) -> Prompt:

@@ -18,7 +18,7 @@ from semcer.judges.distribution import LEVELS
 from semcer.text.script import base_lang, name_word
 
 #: Bump whenever the rendered text of any prompt changes.
-TEMPLATE_VERSION = "1"
+TEMPLATE_VERSION = "2"  # 2: language tags aliased (iw -> Hebrew); lines are the judge's window
 
 #: Named label sets: one short string per level, each meant to be a single token.
 LABEL_SETS: dict[str, tuple[str, ...]] = {
