@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import NoReturn
 
 from semcer.errors import SemcerError
 from semcer.version import __version__
@@ -46,8 +47,16 @@ quick start:
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage mistake reported as one line (like every other error) and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"semcer: error: {self.prog.removeprefix('semcer').strip() or 'semcer'}: {message} "
+                     f"(see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="semcer",
         description=_DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -22,7 +22,8 @@ from semcer.text.policy import DEFAULT_POLICY, PRESETS
 
 #: LLM options as command-line destinations (each ``--endpoint`` etc. is None unless given).
 LLM_ARGS = ("endpoint", "model", "model_revision", "api_key_env", "concurrency", "timeout", "max_retries",
-            "extra_body", "labels", "device", "dtype", "batch_size", "chat_template_kwargs", "revision")
+            "max_response_bytes", "max_connection_failures", "extra_body", "labels", "device", "dtype", "batch_size",
+            "chat_template_kwargs", "revision")
 
 
 def add_input_options(p: argparse.ArgumentParser) -> None:
@@ -65,6 +66,9 @@ def add_judge_options(parser: argparse.ArgumentParser, *, default_judge: str | N
     parser.add_argument("--judge", default=default_judge, metavar="NAME",
                         help=f"judge charging each edit (default: %(default)s; one of {', '.join(JUDGE_NAMES)})")
     parser.add_argument("--store", metavar="PATH", help=store_help)
+    parser.add_argument("--context-window", type=int, metavar="N", dest="context_window",
+                        help="grapheme units the judge sees on each side of an edit (default: 100; a line no longer "
+                        "than that is seen whole); part of the judge's identity")
     g = parser.add_argument_group("LLM judge (--judge llm, hf:PATH or vllm:MODEL)")
     g.add_argument("--endpoint", metavar="URL",
                    help="base URL of an OpenAI-compatible server, as for the OpenAI client, e.g. http://127.0.0.1:8000/v1")
@@ -77,6 +81,11 @@ def add_judge_options(parser: argparse.ArgumentParser, *, default_judge: str | N
     g.add_argument("--timeout", type=float, metavar="S", help="seconds to wait for one answer (default: 60)")
     g.add_argument("--max-retries", type=int, metavar="K", dest="max_retries",
                    help="retries of a request after 429, 5xx, a timeout, a lost connection or a malformed answer (default: 5)")
+    g.add_argument("--max-response-bytes", type=int, metavar="N", dest="max_response_bytes",
+                   help="largest answer body read, in bytes (default: 1048576); a longer answer fails its edit, not retried")
+    g.add_argument("--max-connection-failures", type=int, metavar="N", dest="max_connection_failures",
+                   help="connection failures in a row that stop the run: at once when the server never answered, "
+                   "else the edits left fail (default: 3; 0: never stop)")
     g.add_argument("--extra-body", metavar="JSON", dest="extra_body", type=_json_object("--extra-body"),
                    help='JSON merged into every request, e.g. \'{"chat_template_kwargs": {"enable_thinking": false}}\'')
     g.add_argument("--labels", metavar="SET",
@@ -100,15 +109,17 @@ def judge_from_args(args: argparse.Namespace) -> Any:
         raise JudgeError("no judge: give --judge llm (with --endpoint and --model), --judge hf:PATH or another judge name")
     given = {name: getattr(args, name) for name in LLM_ARGS if getattr(args, name, None) is not None}
     flags = lambda names: ", ".join("--" + k.replace("_", "-") for k in names)
+    window = getattr(args, "context_window", None)
+    common = {} if window is None else {"context_window": window}
     if not is_llm_spec(spec):
         if given:
             raise JudgeError(f"{flags(given)} apply to the LLM judge only (--judge llm, hf:PATH or vllm:MODEL), not to {spec!r}")
-        return resolve_judge(spec)
+        return resolve_judge(spec, **common)
     wrong = [k for k in given if k not in llm_options(spec)]
     if wrong:
         kind = "--judge llm" if spec == "llm" else "--judge hf:PATH" if spec.startswith("hf:") else "--judge vllm:MODEL"
         raise JudgeError(f"{flags(wrong)} do not apply to {kind}")
-    return resolve_judge(spec, **given)
+    return resolve_judge(spec, **given, **common)
 
 
 def _json_object(flag: str) -> Callable[[str], dict]:

@@ -159,6 +159,8 @@ def render_judge_eval(report: Any, by: str = "lang") -> str:
 def _estimate(e: Any, pct: bool = False) -> str:
     if math.isnan(e.value):
         return "–"
+    if e.lo is None or e.hi is None or math.isnan(e.lo) or math.isnan(e.hi):  # no interval (e.g. --n-boot 0)
+        return f"{100 * e.value:.1f}%" if pct else f"{e.value:.3f}"
     if pct:
         return f"{100 * e.value:.1f}% [{100 * e.lo:.1f}, {100 * e.hi:.1f}]"
     return f"{e.value:.3f} [{e.lo:.2f}, {e.hi:.2f}]"
