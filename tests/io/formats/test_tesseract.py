@@ -32,6 +32,7 @@ pytestmark = pytest.mark.skipif(not _has_english(), reason="tesseract with the E
 
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory) -> dict[str, Path]:
+    pytest.importorskip("PIL", reason="Pillow renders the test image (pip install Pillow)")
     from PIL import Image, ImageDraw, ImageFont
 
     tmp = tmp_path_factory.mktemp("tess")

@@ -116,12 +116,16 @@ def build_page(file: str, format: str, version: str, level: str, dialect: str,
                 tuple(s.start for s in segments))
 
 
+def _starts(page: Page) -> tuple[int, ...]:
+    return page._starts if page._starts or not page.segments else tuple(s.start for s in page.segments)
+
+
 def element_at(page: Page, offset: int) -> Segment | None:
     """The segment whose text holds code point ``offset`` of ``page.text``; None when the offset is
     a separator between two segments or outside the text."""
     if offset < 0 or offset >= len(page.text):
         return None
-    i = bisect_right(page._starts, offset) - 1
+    i = bisect_right(_starts(page), offset) - 1
     if i < 0:
         return None
     seg = page.segments[i]
@@ -139,12 +143,12 @@ def elements_in(page: Page, start: int, end: int) -> tuple[Segment, ...]:
         seg = element_at(page, start)
         if seg is not None:
             return (seg,)
-        i = bisect_right(page._starts, start) - 1
+        i = bisect_right(_starts(page), start) - 1
         if i >= 0 and page.segments[i].end == start:  # a line that ends there, or an empty one there
             return (page.segments[i],)
         return ()
     out = []
-    i = max(bisect_right(page._starts, start) - 1, 0)
+    i = max(bisect_right(_starts(page), start) - 1, 0)
     for seg in page.segments[i:]:
         if seg.start >= end:
             break
