@@ -119,9 +119,9 @@ def test_a_judge_built_from_a_name_is_closed(monkeypatch):
         def close(self) -> None:
             closed.append(True)
 
-    import semcer.api
+    import semcer.api.evaluation
 
-    monkeypatch.setattr(semcer.api, "resolve_judge", lambda spec: Tracked() if isinstance(spec, str) else spec)
+    monkeypatch.setattr(semcer.api.evaluation, "resolve_judge", lambda spec: Tracked() if isinstance(spec, str) else spec)
     semcer.evaluate(["ab"], ["ax"], judge="anything")
     assert closed == [True]
     mine = Tracked()

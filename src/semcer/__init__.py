@@ -11,7 +11,7 @@ The package is layered (``text`` -> ``alignment`` -> ``judges`` -> ``store`` -> 
 
 from semcer.alignment.edits import Edit
 from semcer.alignment.line import Alignment, LineResult, LineStats
-from semcer.api import align, cer, evaluate
+from semcer.api import Comparison, align, cer, compare, evaluate
 from semcer.caches import clear_caches
 from semcer.errors import EmptyReferenceError, InputError, JudgeError, PolicyError, SemcerError, StoreError
 from semcer.metrics.aggregate import DocumentResult
@@ -25,6 +25,7 @@ __all__ = [
     "PRESETS",
     "STEPS",
     "Alignment",
+    "Comparison",
     "DocumentResult",
     "Edit",
     "EmptyReferenceError",
@@ -44,6 +45,7 @@ __all__ = [
     "align",
     "cer",
     "clear_caches",
+    "compare",
     "evaluate",
     "get_policy",
 ]

@@ -18,6 +18,7 @@ from semcer.version import __version__
 _COMMAND_MODULES: tuple[str, ...] = (
     "cer",
     "score",
+    "compare",
     "judge",
     "policies",
     "store",
@@ -30,6 +31,7 @@ semcer measures OCR and VLM transcriptions against references.
 
   semcer cer REFS HYPS        character error rate, every convention declared
   semcer score REFS HYPS      CER and semCER: each grapheme edit charged a severity by a judge
+  semcer compare REFS A B...  systems against a baseline: paired intervals over documents, a CI gate
   semcer judge REFS HYPS      judge a corpus's edits into a store (e.g. with an LLM server)
   semcer judge-eval LABELS    how well a judge agrees with labelled edits
   semcer distill ...          train the paper's transformer student on judged edits

@@ -123,6 +123,16 @@ def load_pairs(args: argparse.Namespace) -> Paired:
         return pair_collections(refs, hyps, unmatched=args.unmatched)
 
 
+def load_collections(args: argparse.Namespace) -> tuple[Any, list[Any]]:
+    """The references and each system's outputs (``args.hyps`` a list), read in their formats."""
+    both = getattr(args, "format", None)
+    if [args.refs, *args.hyps].count(STDIN) > 1:
+        raise InputError("only one input can be read from standard input ('-')")
+    with collector_paused():
+        refs = read_collection(args.refs, format=getattr(args, "ref_format", None) or both)
+        return refs, [read_collection(h, format=getattr(args, "hyp_format", None) or both) for h in args.hyps]
+
+
 @contextlib.contextmanager
 def batch_work(judge: Any = None) -> Iterator[None]:
     """The collector paused around scoring, unless a judge that may make cyclic garbage runs

@@ -26,14 +26,19 @@ LLM_ARGS = ("endpoint", "model", "model_revision", "api_key_env", "concurrency",
             "chat_template_kwargs", "revision")
 
 
-def add_input_options(p: argparse.ArgumentParser) -> None:
-    """REFS HYPS, their formats, and the options that decide what is compared and how."""
+def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) -> None:
+    """REFS HYPS (several HYPS with ``many_hyps``: the systems of a comparison), their formats, and the
+    options that decide what is compared and how."""
     p.add_argument("refs", metavar="REFS", help="references: JSONL or a JSON array of objects, TSV/CSV with a header "
                    "(id, text, optional doc, lang), a plain-text file (one line per item, line number = id) or a "
                    "directory of .txt pages; '-' reads standard input; .gz is decompressed; the format is detected "
                    "from the content (PAGE-XML, ALTO, hOCR and binary files are refused)")
-    p.add_argument("hyps", metavar="HYPS", help="outputs to score, in any of the forms of REFS ('-': standard input, "
-                   "for one of the two only)")
+    if many_hyps:
+        p.add_argument("hyps", metavar="SYS", nargs="+",
+                       help="the outputs of each system, in any of the forms of REFS; the first is the baseline")
+    else:
+        p.add_argument("hyps", metavar="HYPS", help="outputs to score, in any of the forms of REFS ('-': standard "
+                       "input, for one of the two only)")
     formats = ", ".join(input_formats())
     p.add_argument("--format", metavar="FORMAT", type=_input_format,
                    help=f"read REFS and HYPS as FORMAT instead of detecting it: {formats}")

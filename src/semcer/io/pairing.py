@@ -14,6 +14,8 @@ __all__ = ["UNMATCHED_POLICIES", "Paired", "pair_collections"]
 UNMATCHED_POLICIES: dict[str, str] = {
     "error": "default: stop with an error listing the ids present on one side only",
     "drop": "drop them and report how many were dropped on each side",
+    "empty": "score a reference without an output as an empty output (all deletions: a system that returned "
+    "nothing must not look better by being dropped); outputs without a reference are dropped and counted",
 }
 
 _SHOW_IDS = 5  # how many unmatched ids an error message lists per side
@@ -25,7 +27,8 @@ class Paired:
 
     pairs: tuple[Pair, ...]
     dropped_refs: tuple[str, ...]  # ids only in the references (unmatched="drop")
-    dropped_hyps: tuple[str, ...]  # ids only in the outputs (unmatched="drop")
+    dropped_hyps: tuple[str, ...]  # ids only in the outputs (unmatched="drop" or "empty")
+    empty_hyps: tuple[str, ...] = ()  # references scored against an empty output (unmatched="empty")
 
 
 
@@ -34,11 +37,12 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
 
     Ids present on one side only are an error by default (a missing output would otherwise be
     silently ignored); ``unmatched="drop"`` drops them and records their ids, so the caller can
-    report how many were dropped. The same id with a different doc or lang on the two sides is an
+    report how many were dropped; ``unmatched="empty"`` scores a reference that has no output against
+    an empty output (and drops outputs without a reference). The same id with a different doc or lang on the two sides is an
     error. A pair's doc is the reference's doc if given, else the output's, else the id itself.
     """
-    if unmatched not in ("error", "drop"):
-        raise InputError(f"unknown unmatched policy {unmatched!r}; expected 'error' or 'drop'")
+    if unmatched not in UNMATCHED_POLICIES:
+        raise InputError(f"unknown unmatched policy {unmatched!r}; expected one of {', '.join(UNMATCHED_POLICIES)}")
     ref_by_id = _index(refs)
     hyp_by_id = _index(hyps)
     only_refs = tuple(i for i in ref_by_id if i not in hyp_by_id)
@@ -47,9 +51,12 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
         raise InputError(_unmatched_message(refs, hyps, only_refs, only_hyps))
     pairs = []
     get = hyp_by_id.get
+    empty = unmatched == "empty"
     for id_, ref in ref_by_id.items():
         hyp = get(id_)
         if hyp is None:
+            if empty:
+                pairs.append(Pair(id_, ref.text, "", ref.doc or id_, ref.lang))
             continue
         doc, lang = ref.doc, ref.lang
         if hyp.doc is not None and hyp.doc != doc:
@@ -63,6 +70,8 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
             f"nothing to score (first reference ids: {_show(only_refs)}; "
             f"first output ids: {_show(only_hyps)})"
         )
+    if empty:
+        return Paired(pairs=tuple(pairs), dropped_refs=(), dropped_hyps=only_hyps, empty_hyps=only_refs)
     return Paired(pairs=tuple(pairs), dropped_refs=only_refs, dropped_hyps=only_hyps)
 
 

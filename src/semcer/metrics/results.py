@@ -17,10 +17,12 @@ from semcer.store.judging import JudgedEdit, JudgeRun
 
 @dataclass(frozen=True)
 class Unmatched:
-    """Ids present on one side only and dropped (``unmatched="drop"``)."""
+    """Ids present on one side only: dropped (``unmatched="drop"``), or references scored against an
+    empty output (``unmatched="empty"``)."""
 
     dropped_refs: tuple[str, ...] = ()
     dropped_hyps: tuple[str, ...] = ()
+    empty_hyps: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,8 @@ class Evaluation:
             out["lines"] = [_line_dict(line, judged) for line in self.lines]
         out["unmatched"] = {"dropped_refs": len(self.unmatched.dropped_refs),
                             "dropped_hyps": len(self.unmatched.dropped_hyps)}
+        if self.unmatched.empty_hyps:
+            out["unmatched"]["empty_hyps"] = len(self.unmatched.empty_hyps)
         return out
 
 

@@ -76,6 +76,9 @@ def render_evaluation(result: Any, *, refs: str = "", hyps: str = "", max_docs: 
     if dropped.dropped_refs or dropped.dropped_hyps:
         notes.append(f"dropped unmatched ids: {len(dropped.dropped_refs)} only in references, "
                      f"{len(dropped.dropped_hyps)} only in outputs (--unmatched drop)")
+    if dropped.empty_hyps:
+        notes.append(f"{len(dropped.empty_hyps)} reference(s) without an output scored against an empty output "
+                     "(--unmatched empty)")
     if notes:
         parts.append("\n" + "\n".join(f"note: {n}" for n in notes))
     parts.append(f"\nsignature: {safe(result.signature)}")
@@ -168,3 +171,51 @@ def _estimate(e: Any, pct: bool = False) -> str:
 
 def _value(e: Any) -> str:
     return "–" if e is None or math.isnan(e.value) else f"{e.value:.3f}"
+
+
+def _points(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:+.2f}"
+
+
+def _interval(r: Any) -> str:
+    if r.interval is None:
+        return ""
+    return f"[{100 * r.interval[0]:+.2f}, {100 * r.interval[1]:+.2f}]"
+
+
+def _p(r: Any) -> str:
+    if r.p_value is None:
+        return ""
+    holm = "" if r.p_value_holm is None or r.p_value_holm == r.p_value else f" (Holm {r.p_value_holm:.4f})"
+    return f"{r.p_value:.4f}{holm}"
+
+
+def _comparison_table(result: Any, aggregation: str) -> str:
+    metrics = list(result.results)
+    headers = ["system"]
+    for m in metrics:
+        label = "CER" if m == "cer" else "semCER"
+        headers += [label, "Δ points", "interval", "p"]
+    rows = []
+    for k, name in enumerate(result.names):
+        row = [name if k else f"{name} (baseline)"]
+        for m in metrics:
+            r = result.results[m][aggregation][k]
+            star = "*" if r.significant else ""
+            row += [pct(r.value), "" if k == 0 else _points(r.difference) + star, _interval(r), _p(r)]
+        rows.append(row)
+    return table(headers, rows, "l" + "rrlr" * len(metrics))
+
+
+def render_comparison(result: Any) -> str:
+    """Systems against the baseline: corpus and document-mean tables, significant differences marked."""
+    parts = ["corpus (Σ edits / Σ reference units):", _comparison_table(result, "corpus"), "",
+             "document mean (each document one vote):", _comparison_table(result, "document_mean")]
+    sig = result.signature.fields()
+    level = sig.get("cmp", "")
+    parts += ["", f"Δ = system − baseline in percentage points; * = the {level.replace('-', ' interval at ')} "
+              f"excludes 0; p: paired approximate randomization over {result.documents} documents "
+              f"({sig.get('ar')} shuffles), Holm-adjusted over the systems when several are compared"]
+    parts += [f"note: {n}" for n in result.notes]
+    parts.append(f"signature: {safe(result.signature)}")
+    return "\n".join(parts)

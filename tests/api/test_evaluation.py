@@ -184,7 +184,7 @@ def test_public_names_at_the_package_root():
 def test_evaluate_reads_two_paths(tmp_path):
     from pathlib import Path
 
-    ex = Path(__file__).resolve().parents[1] / "examples"
+    ex = Path(__file__).resolve().parents[2] / "examples"
     by_path = semcer.evaluate(str(ex / "references.jsonl"), ex / "tess_noisy.jsonl")
     assert by_path.corpus.edits == 818 and by_path.corpus.units == 8890  # the README's figures
     with pytest.raises(semcer.InputError, match="no such file or directory"):

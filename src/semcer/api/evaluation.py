@@ -1,4 +1,4 @@
-"""The Python API: ``cer``, ``align`` and corpus-level ``evaluate``, wiring the layers below.
+"""Scoring one system: ``cer``, ``align``, corpus-level ``evaluate`` and ``judge_corpus``, wiring the layers below.
 
 ``evaluate`` coerces its inputs into pairs, runs the line engine, judges the edits through the
 store when a judge is given, and aggregates. It changes nothing in the interpreter: no collector
@@ -113,7 +113,7 @@ def evaluate(
         agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=False)
         return Evaluation(Signature.build(unit, pol, empty_ref, None), tuple(rows), agg, tuple(skipped),
                           unmatched=unmatched_ids)
-    with _opened_judge(judge) as j, _opened_store(store) as st, contextlib.ExitStack() as stack:
+    with opened_judge(judge) as j, opened_store(store) as st, contextlib.ExitStack() as stack:
         jbar = judge_bar(j, sum(len(r.edits or ()) for r in rows), progress)
         if jbar is not None:
             stack.callback(jbar.close)
@@ -126,7 +126,7 @@ def evaluate(
 
 
 @contextlib.contextmanager
-def _opened_judge(judge: Any) -> Iterator[JudgeBase]:
+def opened_judge(judge: Any) -> Iterator[JudgeBase]:
     """The judge; closed afterwards when it was built here from a name."""
     if isinstance(judge, str):
         with resolve_judge(judge) as built:
@@ -136,7 +136,7 @@ def _opened_judge(judge: Any) -> Iterator[JudgeBase]:
 
 
 @contextlib.contextmanager
-def _opened_store(store: Any) -> Iterator[JudgedEditStore | None]:
+def opened_store(store: Any) -> Iterator[JudgedEditStore | None]:
     """The store; opened (and closed afterwards) here when given as a path."""
     if store is None or isinstance(store, JudgedEditStore):
         yield store
@@ -155,7 +155,7 @@ def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[st
     if isinstance(references, Paired):
         if docs is not None or langs is not None:
             raise InputError("docs= and langs= apply to lists or dicts of strings; read collections carry their own")
-        return list(references.pairs), Unmatched(references.dropped_refs, references.dropped_hyps)
+        return list(references.pairs), Unmatched(references.dropped_refs, references.dropped_hyps, references.empty_hyps)
     ids, refs, hyps = _texts(references, hypotheses)
     if not set(map(type, refs)) <= {str} or not set(map(type, hyps)) <= {str}:
         for k, (r, h) in enumerate(zip(refs, hyps)):
@@ -228,7 +228,7 @@ def judge_corpus(
     """
     result = evaluate(references, hypotheses, unit=unit, policy=policy, empty_ref=empty_ref, edits=True,
                       progress=progress)
-    with _opened_judge(judge) as j, _opened_store(store) as st:
+    with opened_judge(judge) as j, opened_store(store) as st:
         contexts, _ = line_contexts(result.lines, j.context_window)
         if st is None:
             raise InputError("judging into a store needs a store: give store=PATH (command line: --store PATH)")

@@ -1,0 +1,92 @@
+"""`semcer compare`: systems against a baseline, with paired intervals over documents, and a CI gate."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from semcer.cli.options import add_input_options, add_judge_options, add_output_options, judge_from_args, show_progress
+
+HELP = """\
+Compare systems against the first one (the baseline) on the same references: CER and semCER of
+every system, corpus and document mean, and for each system the difference from the baseline with
+a paired bootstrap interval and a paired approximate-randomization p-value (Holm-adjusted when
+several systems are compared).
+
+What is resampled: documents. A bootstrap resample draws documents with replacement, keeping every
+line or page of a document together, and scores every system on the same drawn documents (paired);
+nothing is re-aligned or re-judged. The randomization test swaps the two systems' statistics per
+document. Intervals are percentile intervals (asymmetric; BCa with --method bca); the count, seed
+and method are in the signature. Corpus figures weigh long documents more; document means give each
+document one vote: decide which question your decision asks.
+
+Regression gate for model CI: --fail-if-worse METRIC[:MARGIN] (METRIC: cer, semcer,
+cer.document_mean or semcer.document_mean; MARGIN in the metric's units, e.g. semcer:0.002) exits
+with status 3, printing one line per failing system, when a system is worse than the baseline by more
+than MARGIN and the whole interval lies above MARGIN. Exit status 0 otherwise (1: a judge failed;
+2: a usage or input error).
+
+examples:
+  semcer compare examples/references.jsonl examples/tess_clean.jsonl examples/tess_noisy.jsonl
+  semcer compare refs.jsonl base.jsonl new.jsonl --fail-if-worse semcer:0.002 --store judged.sqlite
+  semcer compare refs.jsonl a.jsonl b.jsonl c.jsonl --names A,B,C --json -o comparison.json
+
+in GitHub Actions (a step that fails the job when the new model is worse):
+  - run: semcer compare data/refs.jsonl outputs/main.jsonl outputs/pr.jsonl --fail-if-worse cer:0.001
+"""
+
+#: Exit status when the gate trips.
+GATE_FAILED = 3
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("compare", help="systems against a baseline: paired intervals and p-values, a CI gate",
+                       description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_input_options(p, many_hyps=True)
+    add_output_options(p, lines=False)
+    p.add_argument("--names", metavar="A,B,...", help="names of the systems, comma-separated (default: the paths)")
+    p.add_argument("--n-resamples", type=int, default=10_000, metavar="N", dest="n_resamples",
+                   help="bootstrap resamples, and randomizations (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the resampling (default: %(default)s)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default: %(default)s)")
+    p.add_argument("--method", choices=("percentile", "bca"), default="percentile",
+                   help="bootstrap interval: percentile (default) or bias-corrected and accelerated")
+    p.add_argument("--fail-if-worse", metavar="METRIC[:MARGIN]", dest="fail_if_worse", action="append",
+                   help="exit 3 when a system is worse than the baseline by more than MARGIN, the interval excluding it "
+                   "(repeatable)")
+    p.add_argument("--no-judge", action="store_true", dest="no_judge", help="compare CER only (no semCER)")
+    add_judge_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from semcer.api.comparison import Gate, compare
+    from semcer.cli.common import batch_work, check_paths, load_collections
+    from semcer.io.json import dumps, emit
+    from semcer.reports.text import render_comparison
+
+    gates = [Gate.parse(g) for g in args.fail_if_worse or []]
+    check_paths(args, {"REFS": args.refs, **{f"SYS{k + 1}": h for k, h in enumerate(args.hyps)}})
+    names = args.names.split(",") if args.names else list(args.hyps)
+    refs, systems = load_collections(args)
+    judge = None if args.no_judge else judge_from_args(args)
+    with (judge if judge is not None else _Null()), batch_work(judge):
+        result = compare(refs, systems, names=names, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
+                         unmatched=args.unmatched, judge=judge, store=args.store, n_resamples=args.n_resamples,
+                         seed=args.seed, confidence=args.confidence, method=args.method,
+                         progress=show_progress(args))
+    emit(dumps(result.to_dict()) if args.json else render_comparison(result), args.output)
+    failures = [line for gate in gates for line in gate.failures(result)]
+    for line in failures:
+        print(f"semcer: gate: {line}", file=sys.stderr)
+    if failures:
+        return GATE_FAILED
+    return 1 if any(ev.judge_summary.get("failures") for ev in result.evaluations) else 0
+
+
+class _Null:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
