@@ -1,5 +1,5 @@
 """The collector pause (semcer.scale.gc.collector_paused): explicit, opt-in, and it leaves the
-collector as it found it. The library itself never touches the collector (tests/test_api.py)."""
+collector as it found it. The library itself never touches the collector (tests/test_side_effects.py)."""
 
 import gc
 
