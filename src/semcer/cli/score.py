@@ -17,7 +17,8 @@ from semcer.cli.options import (
 from semcer.io.edits import ranked, write_edits
 from semcer.io.json import dumps, emit
 from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
-from semcer.reports.text import render_evaluation, render_top_edits
+from semcer.metrics.spans import judged_spans, ranked_spans
+from semcer.reports.text import LEVEL_LEGEND, render_evaluation, render_top_edits, render_top_spans
 
 HELP = f"""\
 Compute CER and semCER of HYPS against REFS.
@@ -52,6 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "after the score")
     p.add_argument("--top", type=int, default=10, metavar="N",
                    help="show the N most severe edits with their marked pair (default: %(default)s; 0 hides them)")
+    p.add_argument("--by-edit", action="store_true", dest="by_edit",
+                   help="list single edits in the top list instead of error spans (adjacent edits of a line together)")
     add_judge_options(p)
     p.set_defaults(func=run)
 
@@ -75,7 +78,11 @@ def _emit_score(args: argparse.Namespace, result) -> None:
     else:
         text = render_evaluation(result, refs=args.refs, hyps=args.hyps)
         if args.top > 0 and result.judged:
-            text += "\n\n" + render_top_edits(ranked(result.judged)[: args.top])
+            if args.by_edit:
+                text += "\n\n" + render_top_edits(ranked(result.judged)[: args.top])
+            else:
+                text += "\n\n" + render_top_spans(ranked_spans(judged_spans(result.judged))[: args.top])
+            text += "\n" + LEVEL_LEGEND
         failures = result.judge_summary.get("failures")
         if failures:
             text += (f"\n\nwarning: {failures} edit(s) could not be judged; semCER is undefined (n/a) "

@@ -219,3 +219,25 @@ def render_comparison(result: Any) -> str:
     parts += [f"note: {n}" for n in result.notes]
     parts.append(f"signature: {safe(result.signature)}")
     return "\n".join(parts)
+
+
+def render_top_spans(spans: Sequence[Any]) -> str:
+    """The most damaging error spans (adjacent edits of a line together) with their marked pair."""
+    lines = [f"most severe error spans (top {len(spans)}; one span = adjacent edits of a line; --by-edit lists edits):"]
+    for k, s in enumerate(spans, 1):
+        first = s.edits[0].judgement
+        sev = "n/a" if s.severity is None else f"{s.severity:.2f}"
+        worst = "" if len(s.edits) == 1 or s.max_severity is None else f", worst edit {s.max_severity:.2f}"
+        ref, hyp = f"'{safe(s.ref_text)}'", f"'{safe(s.hyp_text)}'"
+        what = f"{ref} deleted" if not s.hyp_text else f"{hyp} inserted" if not s.ref_text else f"{ref} → {hyp}"
+        n = f"{len(s.edits)} edits" if len(s.edits) > 1 else "1 edit"
+        cls = f" [{first.edit_class}]" if first.edit_class and len(s.edits) == 1 else ""
+        lines.append(f"{k:>3}. severity {sev} ({n}{worst})  {what}{cls}  line {safe(s.line_id)} ({safe(s.lang)})")
+        lines.append(f"       ref: {_clip(safe(s.marked_ref))}")
+        lines.append(f"       out: {_clip(safe(s.marked_hyp))}")
+    return "\n".join(lines)
+
+
+#: The five levels in one line, printed wherever levels are.
+LEVEL_LEGEND = ("levels: 0 cosmetic · 1 non-word, context recovers · 2 valid alternative · "
+                "3 detectable, not recoverable · 4 reads perfectly, is false (rating = level/4)")
