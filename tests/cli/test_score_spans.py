@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -20,7 +21,7 @@ def _run(tmp_path, *extra):
 
 def test_a_deleted_word_is_one_span(tmp_path):
     out = _run(tmp_path)
-    rows = [line for line in out.splitlines() if line.lstrip()[:3].rstrip(".").isdigit()]
+    rows = [line for line in out.splitlines() if re.match(r"\s*\d+\. severity", line)]
     assert len(rows) == 2  # "Nicht " (6 deletions) and 2 -> 7
     assert "'Nicht ' deleted" in out and "(6 edits" in out and "'2' → '7'" in out
     assert "levels: 0 cosmetic" in out
@@ -28,5 +29,5 @@ def test_a_deleted_word_is_one_span(tmp_path):
 
 def test_by_edit_lists_every_edit(tmp_path):
     out = _run(tmp_path, "--by-edit")
-    rows = [line for line in out.splitlines() if line.lstrip()[:3].rstrip(".").isdigit()]
+    rows = [line for line in out.splitlines() if re.match(r"\s*\d+\. severity", line)]
     assert len(rows) == 7
