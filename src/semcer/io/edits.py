@@ -13,6 +13,13 @@ leading ``'`` from every cell that begins with one** to get the text back. Numbe
 severity, mode) are never prefixed; ``p`` is a JSON list (``[0.0, ...]``). Rows end in CRLF (RFC
 4180), so a field holding a line break or a lone carriage return is quoted and reads back whole.
 JSONL and Parquet keep the exact text.
+
+**Edit ids.** Every row has an ``edit_id``, ``<line_id>:<op><ref_pos>,<hyp_pos>`` (``ex-de-01-02:D0,0``),
+the positions being the edit's unit indices into the whole policy-applied lines (the ``ref_pos``/``hyp_pos``
+fields are indices into the judge's window, which is the whole line unless the line is longer than the
+window). Within a line no two edits share both positions, so the id names one edit, and the same edit
+of the same corpus (same unit and policy) gets the same id on every run and with every judge:
+``semcer meta-eval --items`` keys reader ratings by it.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from semcer.atomic import atomic_path, atomic_write
 from semcer.errors import SemcerError
 
 FIELDS: tuple[str, ...] = (
-    "line_id", "doc", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",
+    "edit_id", "line_id", "doc", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",
     "marked_ref", "marked_hyp", "edit_class", "p", "severity", "mode", "flags", "failure",
 )
 
@@ -45,10 +52,15 @@ def ranked(judged: Iterable[Any]) -> list[Any]:
     return sorted(rows, key=lambda j: (j.severity is None, -(j.severity or 0.0)))
 
 
+def edit_id(line_id: str, op: str, ref_pos: int, hyp_pos: int) -> str:
+    """The stable id of one edit of a line (see the module documentation)."""
+    return f"{line_id}:{op}{ref_pos},{hyp_pos}"
+
+
 def edit_row(j: Any) -> dict[str, Any]:
     c, g = j.context, j.judgement
     return {
-        "line_id": j.line_id, "doc": j.doc, "lang": c.lang, "op": c.op,
+        "edit_id": edit_id(j.line_id, j.edit.op, j.edit.ref_pos, j.edit.hyp_pos), "line_id": j.line_id, "doc": j.doc, "lang": c.lang, "op": c.op,
         "ref_unit": c.ref_unit, "hyp_unit": c.hyp_unit, "ref_pos": c.ref_pos, "hyp_pos": c.hyp_pos,
         "marked_ref": c.marked_ref, "marked_hyp": c.marked_hyp, "edit_class": g.edit_class,
         "p": list(g.p) if g.p is not None else None, "severity": g.severity, "mode": g.mode,
@@ -110,7 +122,7 @@ def write_edits(path: str | Path, judged: Sequence[Any]) -> int:
 def _schema(pa):
     s, i, f = pa.string(), pa.int64(), pa.float64()
     return pa.schema([
-        ("line_id", s), ("doc", s), ("lang", s), ("op", s), ("ref_unit", s), ("hyp_unit", s),
+        ("edit_id", s), ("line_id", s), ("doc", s), ("lang", s), ("op", s), ("ref_unit", s), ("hyp_unit", s),
         ("ref_pos", i), ("hyp_pos", i), ("marked_ref", s), ("marked_hyp", s), ("edit_class", s),
         ("p", pa.list_(f)), ("severity", f), ("mode", i), ("flags", s), ("failure", s),
     ])
