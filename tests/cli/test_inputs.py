@@ -46,15 +46,27 @@ PAGE = """<?xml version="1.0" encoding="UTF-8"?>
     <TextEquiv><Unicode>Hello world</Unicode></TextEquiv></TextLine></TextRegion></Page>
 </PcGts>
 """
+PAGE_TEXT = "Hello world"  # the only line, as the region has no text of its own
 
 
 @pytest.mark.parametrize("command", ["cer", "score", "judge"])
-def test_page_xml_is_refused_in_one_line(tmp_path, command):
+def test_page_xml_is_read_as_a_page(tmp_path, command):
+    """PAGE-XML used to be read as plain text (0.51 % where dinglehopper gives the page's CER):
+    now it is read as a page, by every command."""
     ref = write(tmp_path / "gt.xml", PAGE)
     hyp = write(tmp_path / "ocr.xml", PAGE.replace("world", "wor1d"))
-    extra = ["--judge", "rubric", "--store", tmp_path / "s.sqlite"] if command == "judge" else []
-    err = one_line_error(run(command, ref, hyp, *extra))
-    assert "gt.xml" in err and "PAGE-XML" in err and "not supported yet" in err
+    extra = ["--judge", "rubric", "--store", tmp_path / "s.sqlite"] if command == "judge" else ["--json"]
+    p = run(command, ref, hyp, *extra)
+    assert p.returncode == 0, p.stderr
+    if command != "judge":
+        corpus = json.loads(p.stdout)["corpus"]
+        assert corpus["edits"] == 1 and corpus["units"] == len(PAGE_TEXT)
+
+
+def test_other_markup_is_refused_in_one_line(tmp_path):
+    html = write(tmp_path / "page.html", "<!doctype html>\n<html><body><p>Hello</p></body></html>\n")
+    err = one_line_error(run("cer", html, html))
+    assert "page.html" in err and "HTML" in err and "not supported yet" in err
 
 
 def test_binary_input_is_refused_naming_it(tmp_path):

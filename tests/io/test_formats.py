@@ -117,9 +117,22 @@ XML = '<?xml version="1.0"?>\n<!-- a comment -->\n<TEI xmlns="http://www.tei-c.o
     (PAGE.encode("utf-16"), "page-xml", "PAGE-XML"),  # XML may be UTF-16 (with its byte-order mark)
 ])
 @pytest.mark.parametrize("suffix", [".xml", ".txt", ".jsonl", ""])
-def test_markup_is_recognised_and_refused(tmp_path, body, kind, name, suffix):
+def test_markup_is_recognised_and_read_or_refused(tmp_path, body, kind, name, suffix):
+    """Page formats are detected from the content whatever the name and read as pages; other markup
+    (HTML that is not hOCR, other XML) is refused, naming it."""
     p = write(tmp_path / ("page" + suffix), body)
     assert detect_format(p.read_bytes(), suffix) == kind
+    if kind in ("page-xml", "alto", "hocr"):
+        if "pc:PcGts" in str(body):  # only the root prefixed: its Page is in no namespace, a clear error
+            assert error(p).startswith(f"{p}:1:1: ") and "no Page element" in error(p)
+            return
+        if isinstance(body, bytes):  # UTF-16 bytes under a declaration that says UTF-8: refused, with the place
+            assert error(p).startswith(f"{p}:1:") and "encoding specified in XML declaration is incorrect" in error(p)
+            return
+        c = read_collection(p)
+        assert c.format == kind and c.single_page and len(c.items) == 1
+        assert "Hello" in c.items[0].text
+        return
     msg = error(p)
     assert msg.startswith(f"{p}: ") and name in msg and "not supported yet" in msg
     assert "--format text" in msg  # the way to read it anyway
@@ -325,8 +338,10 @@ def test_standard_input(monkeypatch, data, fmt, second):
 
 
 def test_standard_input_errors_name_it(monkeypatch):
-    monkeypatch.setattr(sys, "stdin", _Stdin(PAGE.encode()))
+    monkeypatch.setattr(sys, "stdin", _Stdin(HTML.encode()))
     assert error("-").startswith("<stdin>: ")
+    monkeypatch.setattr(sys, "stdin", _Stdin(PAGE.encode()))  # a page on standard input is read like a file
+    assert read_collection("-").items[0].text == "Hello"
     monkeypatch.setattr(sys, "stdin", _Stdin(b"x\n"))
     assert "needs a directory" in error("-", format="directory")
 
@@ -339,19 +354,20 @@ def test_unknown_and_unsupported_forced_formats(tmp_path):
     p = write(tmp_path / "h.txt", "x\n")
     msg = error(p, format="yaml")
     assert "unknown input format 'yaml'" in msg and "jsonl, json, tsv, csv, text, directory" in msg
-    assert "not supported yet" in error(p, format="page-xml")
+    assert "not supported yet" in error(p, format="xml")
+    assert error(p, format="page-xml").startswith(f"{p}:1:1: ")  # forced: read as PAGE-XML, which it is not
 
 
 def test_a_registered_reader_reads_its_detected_format(tmp_path, monkeypatch):
     def read_page(data: bytes, name: str) -> list[Item]:
-        assert b"PcGts" in data
+        assert b"<TEI" in data
         return [Item("l1", "Hello", "page1", None, f"{name}:3")]
 
     monkeypatch.setattr(coll, "READERS", dict(coll.READERS))
-    coll.register_reader("page-xml", read_page)
-    p = write(tmp_path / "p1.xml", PAGE)
+    coll.register_reader("xml", read_page)  # e.g. a TEI reader
+    p = write(tmp_path / "p1.xml", XML)
     c = read_collection(p)
-    assert c.format == "page-xml" and c.items == (Item("l1", "Hello", "page1", None, f"{p}:3"),)
-    assert "page-xml" in coll.input_formats()
+    assert c.format == "xml" and c.items == (Item("l1", "Hello", "page1", None, f"{p}:3"),)
+    assert "xml" in coll.input_formats()
     with pytest.raises(ValueError):
         coll.register_reader("jsonl", read_page)  # a built-in format is not replaced by accident

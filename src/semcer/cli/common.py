@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from semcer.errors import InputError, SemcerError
-from semcer.io.collections import STDIN, read_collection
+from semcer.io.collections import STDIN, PageOptions, read_collection
 from semcer.io.edits import check_path as check_edits_path
 from semcer.io.pairing import Paired, pair_collections
 from semcer.scale.gc import collector_paused
@@ -117,10 +117,29 @@ def load_pairs(args: argparse.Namespace) -> Paired:
     both = getattr(args, "format", None)
     if args.refs == STDIN and args.hyps == STDIN:
         raise InputError("REFS and HYPS are both '-': only one of them can be read from standard input")
+    pages = page_options(args)
     with collector_paused():  # a corpus is millions of small acyclic objects
-        refs = read_collection(args.refs, format=getattr(args, "ref_format", None) or both)
-        hyps = read_collection(args.hyps, format=getattr(args, "hyp_format", None) or both)
+        refs = read_collection(args.refs, format=getattr(args, "ref_format", None) or both, pages=pages)
+        hyps = read_collection(args.hyps, format=getattr(args, "hyp_format", None) or both, pages=pages)
+        report_failures(refs, hyps)
         return pair_collections(refs, hyps, unmatched=args.unmatched)
+
+
+def page_options(args: argparse.Namespace) -> PageOptions:
+    """How page files are read, from --level, --by-line, --page-dialect, --hyphen, --keep-going."""
+    dialect = getattr(args, "page_dialect", "auto")
+    if dialect == "auto":
+        dialect = "dinglehopper" if getattr(args, "policy", None) == "dinglehopper" else "semcer"
+    return PageOptions(level=getattr(args, "level", "region"), granularity="segment" if getattr(args, "by_line", False)
+                       else "page", dialect=dialect, hyphen=getattr(args, "hyphen", None),
+                       keep_going=getattr(args, "keep_going", False))
+
+
+def report_failures(*collections: Any) -> None:
+    """The page files that could not be read (--keep-going), one line each on standard error."""
+    for coll in collections:
+        for path, message in coll.failures:
+            print(f"semcer: skipped {path}: {message}", file=sys.stderr)
 
 
 def load_collections(args: argparse.Namespace) -> tuple[Any, list[Any]]:
@@ -128,9 +147,12 @@ def load_collections(args: argparse.Namespace) -> tuple[Any, list[Any]]:
     both = getattr(args, "format", None)
     if [args.refs, *args.hyps].count(STDIN) > 1:
         raise InputError("only one input can be read from standard input ('-')")
+    pages = page_options(args)
     with collector_paused():
-        refs = read_collection(args.refs, format=getattr(args, "ref_format", None) or both)
-        return refs, [read_collection(h, format=getattr(args, "hyp_format", None) or both) for h in args.hyps]
+        refs = read_collection(args.refs, format=getattr(args, "ref_format", None) or both, pages=pages)
+        systems = [read_collection(h, format=getattr(args, "hyp_format", None) or both, pages=pages) for h in args.hyps]
+        report_failures(refs, *systems)
+        return refs, systems
 
 
 @contextlib.contextmanager

@@ -46,6 +46,19 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
                    help="the format of REFS only (overrides --format)")
     p.add_argument("--hyp-format", metavar="FORMAT", dest="hyp_format", type=_input_format,
                    help="the format of HYPS only (overrides --format)")
+    g = p.add_argument_group("page files (PAGE-XML, ALTO, hOCR)")
+    g.add_argument("--level", choices=("region", "line"), default="region",
+                   help="whose text is read: regions (PAGE TextRegion, ALTO TextBlock, hOCR ocr_par; default) or lines")
+    g.add_argument("--by-line", action="store_true", dest="by_line",
+                   help="score each region or line as its own item (id PAGE#ELEMENT) instead of each page as one "
+                   "text; lines pair by element id")
+    g.add_argument("--page-dialect", choices=("auto", "semcer", "dinglehopper"), default="auto", dest="page_dialect",
+                   help="extraction rules: semcer's (documented), or dinglehopper 0.11's; auto (default): dinglehopper's "
+                   "with --policy dinglehopper, else semcer's")
+    g.add_argument("--hyphen", choices=("keep", "join", "drop"),
+                   help="ALTO HYP: keep the hyphen as printed (default), join the word (SUBS_CONTENT), or drop the hyphen")
+    g.add_argument("--keep-going", action="store_true", dest="keep_going",
+                   help="a directory with a malformed page file: score the other pages and list the failures")
     p.add_argument("--unit", choices=("grapheme", "codepoint"), default="grapheme",
                    help="unit of comparison: extended grapheme clusters (default) or Unicode code points (as jiwer)")
     p.add_argument("--policy", default=DEFAULT_POLICY, metavar="NAME",

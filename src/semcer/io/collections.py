@@ -73,7 +73,7 @@ import re
 import sys
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -84,14 +84,33 @@ from semcer.io.jsonl import json_type as _json_type
 from semcer.io.jsonl import lines as _lines
 from semcer.io.jsonl import read_bytes as _read_bytes
 
-__all__ = ["FORMATS", "GZIP_LIMIT", "READERS", "RECOGNISED", "Collection", "Item", "detect_format",
+__all__ = ["FORMATS", "GZIP_LIMIT", "PAGE_FORMATS", "READERS", "RECOGNISED", "Collection", "Item", "PageOptions",
+           "detect_format",
            "input_formats", "read_collection", "register_reader"]
 
 #: The formats semcer reads itself (``"memory"`` marks collections built in code).
 FORMATS = ("jsonl", "json", "tsv", "csv", "text", "directory")
 #: Formats :func:`detect_format` recognises that have no reader yet, by how a message names them.
-RECOGNISED: dict[str, str] = {"page-xml": "PAGE-XML", "alto": "ALTO XML", "hocr": "hOCR (HTML)",
-                              "html": "HTML", "xml": "XML"}
+RECOGNISED: dict[str, str] = {"html": "HTML", "xml": "XML"}
+#: The page formats (read by :mod:`semcer.io.formats`, with :class:`PageOptions`).
+PAGE_FORMATS = ("page-xml", "alto", "hocr")
+#: File names a directory holds pages in: plain text, and the page formats.
+_PAGE_SUFFIXES = (".xml", ".html", ".htm", ".xhtml", ".hocr")
+
+
+@dataclass(frozen=True)
+class PageOptions:
+    """How page files are read: ``level`` ("region" or "line": whose text; ALTO's "block" and hOCR's
+    "par" are its "region"), ``granularity`` ("page": one item per page, its segments joined with
+    newlines; "segment": one item per region or line, id ``<page>#<element id>``), ``dialect``
+    ("semcer", or "dinglehopper": its extraction rules), ``hyphen`` (ALTO's HYP: "keep", "join",
+    "drop"), ``keep_going`` (a directory with a malformed file: read the rest, list the failures)."""
+
+    level: str = "region"
+    granularity: str = "page"
+    dialect: str = "semcer"
+    hyphen: str | None = None
+    keep_going: bool = False
 #: The most bytes a gzip-compressed input may decompress to (a guard against decompression bombs).
 GZIP_LIMIT = 2 << 30
 STDIN = "-"
@@ -117,11 +136,20 @@ class Item(NamedTuple):
 
 @dataclass(frozen=True)
 class Collection:
-    """All items read from one input, in input order, with unique ids."""
+    """All items read from one input, in input order, with unique ids.
+
+    For page formats (PAGE-XML, ALTO, hOCR) ``pages`` maps each page's key to its typed page (its
+    segments, element ids and boxes: the provenance of every offset of its text), ``single_page``
+    says the input was one page file, and ``failures`` lists the files of a directory that could not
+    be read when reading went on past them (``keep_going``).
+    """
 
     items: tuple[Item, ...]
     path: str  # what was read
-    format: str  # "jsonl" | "tsv" | "csv" | "text" | "directory" | "memory"
+    format: str  # "jsonl" | "tsv" | "csv" | "text" | "directory" | "memory" | "page-xml" | "alto" | "hocr"
+    pages: dict[str, Any] = field(default_factory=dict)
+    single_page: bool = False
+    failures: tuple[tuple[str, str], ...] = ()
 
     def __len__(self) -> int:
         return len(self.items)
@@ -146,10 +174,11 @@ def register_reader(name: str, reader: Reader) -> None:
 
 def input_formats() -> tuple[str, ...]:
     """Every format ``read_collection`` can read now: the built-in ones, then registered ones."""
-    return FORMATS + tuple(n for n in READERS if n not in FORMATS)
+    return FORMATS + PAGE_FORMATS + tuple(n for n in READERS if n not in FORMATS + PAGE_FORMATS)
 
 
-def read_collection(path: str | os.PathLike, *, format: str | None = None) -> Collection:
+def read_collection(path: str | os.PathLike, *, format: str | None = None,
+                    pages: PageOptions | None = None) -> Collection:
     """Read one reference or output collection, detecting the format if not given.
 
     ``path`` is a file, a directory (format ``directory``) or ``"-"`` for standard input; a gzip
@@ -172,13 +201,17 @@ def read_collection(path: str | os.PathLike, *, format: str | None = None) -> Co
         if p.is_dir():
             if format not in (None, "directory"):
                 raise InputError(f"{name}: is a directory; read it with format 'directory'")
-            return _collection(_read_directory(p, name), name, "directory")
+            return _read_directory(p, name, pages or PageOptions())
         if format == "directory":
             raise InputError(f"{name}: format 'directory' needs a directory, this is a file")
         data = _read_bytes(p, name)
         suffix = p.suffix.lower()
     data, suffix = _decompressed(data, name, suffix)
     fmt = detect_format(data, suffix) if format is None else format
+    if fmt in PAGE_FORMATS:
+        key, page, items = _page(data, name, fmt, Path(name).name, None, pages or PageOptions())
+        coll = _collection(items, name, fmt)
+        return Collection(coll.items, name, fmt, {key: page}, single_page=True)
     reader = READERS.get(fmt)
     if reader is None:
         if fmt not in RECOGNISED:
@@ -477,30 +510,68 @@ def _read_table(rows: Iterator[tuple[int, list[str]]], name: str, kind: str) -> 
     return items
 
 
-def _read_directory(root: Path, name: str) -> list[Item]:
-    items = []
-    for rel in _txt_files(root):
+def _page(data: bytes, name: str, fmt: str | None, rel: str, doc: str | None, options: PageOptions
+          ) -> tuple[str, Any, list[Item]]:
+    """One page file: its pairing key, its page and its items."""
+    from semcer.io.formats import page_items, page_key, parse_page
+
+    page = parse_page(data, name, format=fmt, level=options.level, dialect=options.dialect, hyphen=options.hyphen)
+    key = page_key(rel)
+    return key, page, page_items(page, id=key, doc=doc, granularity=options.granularity)
+
+
+def _read_directory(root: Path, name: str, options: PageOptions) -> Collection:
+    """Every ``.txt`` page and every page file (PAGE-XML, ALTO, hOCR) below ``root``.
+
+    A ``.txt`` page's id is its relative path; a page file's id is its pairing key
+    (:func:`semcer.io.formats.page_key`: ``name.gt.xml`` and ``name.ocr.xml`` are both ``name``).
+    The folder holding a page is its document. With ``options.keep_going`` a file that cannot be read
+    is listed in ``failures`` and the rest is read.
+    """
+    items: list[Item] = []
+    pages: dict[str, Any] = {}
+    failures: list[tuple[str, str]] = []
+    for rel in _page_files(root):
         path = root.joinpath(*rel.split("/"))
         fname = str(path)
-        text = _decode(_read_bytes(path, fname), fname)
-        if text.endswith("\n"):
-            text = text[:-2] if text.endswith("\r\n") else text[:-1]
-        parent = rel.rpartition("/")[0]
-        items.append(Item(id=rel, text=text, doc=parent or None, source=f"{fname}:1"))
+        parent = rel.rpartition("/")[0] or None
+        try:
+            data = _read_bytes(path, fname)
+            if rel.lower().endswith(".txt"):
+                text = _decode(data, fname)
+                if text.endswith("\n"):
+                    text = text[:-2] if text.endswith("\r\n") else text[:-1]
+                items.append(Item(id=rel, text=text, doc=parent, source=f"{fname}:1"))
+                continue
+            key, page, found = _page(data, fname, None, rel, parent, options)
+        except InputError as exc:
+            if not options.keep_going:
+                raise
+            failures.append((fname, str(exc)))
+            continue
+        pages[key] = page
+        items.extend(found)
     if not items:
-        raise InputError(f"{name}: no items (no .txt files in this directory)")
-    return items
+        what = "no page could be read" if failures else "no .txt, PAGE-XML, ALTO or hOCR files in this directory"
+        raise InputError(f"{name}: no items ({what})")
+    check_unique(items, name)
+    return Collection(tuple(items), name, "directory", pages, failures=tuple(failures))
 
 
-def _txt_files(root: Path) -> list[str]:
-    """Relative paths (with '/') of the non-hidden *.txt files below root, sorted."""
+def _page_files(root: Path) -> list[str]:
+    """Relative paths of the pages below root: ``.txt`` and page-format files, sorted."""
+    return _txt_files(root, (".txt", *_PAGE_SUFFIXES))
+
+
+def _txt_files(root: Path, suffixes: tuple[str, ...] = (".txt",)) -> list[str]:
+    """Relative paths (with '/') of the non-hidden files with one of ``suffixes`` below root, sorted."""
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         rel_dir = Path(dirpath).relative_to(root).as_posix()
         prefix = "" if rel_dir == "." else rel_dir + "/"
         for f in filenames:
-            is_page = f.lower().endswith(".txt") and not f.startswith(".")
+            is_page = f.lower().endswith(suffixes) and not f.startswith(".")
             if is_page and os.path.isfile(os.path.join(dirpath, f)):
                 found.append(prefix + f)
     return sorted(found)

@@ -41,6 +41,8 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
     an empty output (and drops outputs without a reference). The same id with a different doc or lang on the two sides is an
     error. A pair's doc is the reference's doc if given, else the output's, else the id itself.
     """
+    if refs.single_page and hyps.single_page:
+        hyps = _rekeyed(hyps, next(iter(hyps.pages)), next(iter(refs.pages)))
     if unmatched not in UNMATCHED_POLICIES:
         raise InputError(f"unknown unmatched policy {unmatched!r}; expected one of {', '.join(UNMATCHED_POLICIES)}")
     ref_by_id = _index(refs)
@@ -73,6 +75,15 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
     if empty:
         return Paired(pairs=tuple(pairs), dropped_refs=(), dropped_hyps=only_hyps, empty_hyps=only_refs)
     return Paired(pairs=tuple(pairs), dropped_refs=only_refs, dropped_hyps=only_hyps)
+
+
+def _rekeyed(coll: Collection, old: str, new: str) -> Collection:
+    """One page file against another: the output's items take the reference page's key, so that
+    ``gt.xml`` and ``tesseract.hocr`` pair (a directory of pages pairs by file name instead)."""
+    if old == new:
+        return coll
+    items = tuple(i._replace(id=new + i.id[len(old):]) for i in coll.items)
+    return Collection(items, coll.path, coll.format, {new: coll.pages[old]}, True, coll.failures)
 
 
 def _index(coll: Collection) -> dict[str, Item]:

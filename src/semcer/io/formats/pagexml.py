@@ -14,7 +14,9 @@ referred to twice is read once, at its first reference (the later ones are liste
 ``ReadingOrder`` every ``TextRegion`` is read in document order (pre-order, so a region nested in
 another comes right after its parent).
 
-**Whose text.** ``level="region"``: each region's own ``TextEquiv``; ``level="line"``: the
+**Whose text.** ``level="region"``: each region's own ``TextEquiv`` (a region that has none, or an
+empty one, is read as its lines' texts joined with ``\n``: many tools write text on lines only);
+``level="line"``: the
 ``TextEquiv`` of each ``TextLine`` directly inside the region, in document order. Of several
 ``TextEquiv`` of one element the one read is: the one with the lowest ``@index`` (an integer;
 ties: the first in document order); a ``TextEquiv`` without ``@index`` comes after every indexed
@@ -217,6 +219,8 @@ def read_page_xml(root: Node, name: str, level: str, dialect: str) -> Page:
         rid = region.get("id")
         if level == "region":
             text = _text_of(region, name)
+            if not text and dialect == "semcer":  # no region text: its lines' texts, one per line
+                text = "\n".join(t for t in (_text_of(line, name) for line in region.findall("TextLine")) if t)
             if text:
                 pieces.append((rid, text, "TextRegion", _bbox(region, name), None, region.line, region.column))
             else:

@@ -1,0 +1,67 @@
+"""`semcer cer/score` on page files: PAGE-XML, ALTO and hOCR in, dinglehopper's page CER reproduced
+with --policy dinglehopper, a reference in one format against an output in another, directories of
+pages paired by name, malformed files with --keep-going."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PAGES = Path(__file__).resolve().parents[1] / "fixtures" / "pages"
+RECORDED = json.loads((PAGES / "dinglehopper_cer.json").read_text(encoding="utf-8"))
+
+
+def semcer(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "semcer", *args], capture_output=True, text=True)
+
+
+@pytest.mark.parametrize("case", RECORDED["cases"], ids=lambda c: c["id"])
+def test_policy_dinglehopper_reproduces_dinglehopper_exactly(case):
+    p = semcer("cer", str(PAGES / case["gt"]), str(PAGES / case["ocr"]), "--policy", "dinglehopper",
+               "--level", case["level"], "--json")
+    assert p.returncode == 0, p.stderr
+    corpus = json.loads(p.stdout)["corpus"]
+    assert corpus["cer"] == case["cer"]  # dinglehopper 0.11.0's number, to the last bit
+    assert corpus["edits"] == case["distance"] and corpus["units"] == case["ref_graphemes"]
+
+
+def test_a_directory_of_pages_pairs_by_name_and_keeps_going(tmp_path):
+    gt, ocr = tmp_path / "gt", tmp_path / "ocr"
+    gt.mkdir()
+    ocr.mkdir()
+    for name in ("p2019", "alto"):
+        shutil.copy(PAGES / f"{name}.gt.xml", gt / f"{name}.gt.xml")
+        shutil.copy(PAGES / f"{name}.ocr.xml", ocr / f"{name}.ocr.xml")
+    (gt / "broken.gt.xml").write_text("<PcGts><Page>\n<TextRegion></Page>")
+    (ocr / "broken.ocr.xml").write_text("<PcGts/>")
+    fails = semcer("cer", str(gt), str(ocr), "--json")
+    assert fails.returncode == 2 and "broken.gt.xml:2:" in fails.stderr and len(fails.stderr.strip().splitlines()) == 1
+    going = semcer("cer", str(gt), str(ocr), "--json", "--keep-going", "--unmatched", "drop")
+    assert going.returncode == 0, going.stderr
+    assert "skipped" in going.stderr and "broken.gt.xml" in going.stderr
+    out = json.loads(going.stdout)
+    assert out["corpus"]["lines"] == 2 and out["corpus"]["documents"] == 2
+
+
+def test_by_line_pairs_lines_by_element_id():
+    p = semcer("cer", str(PAGES / "p2013.gt.xml"), str(PAGES / "p2013.ocr.xml"), "--by-line", "--level", "line", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["corpus"]["lines"] == 3 and out["corpus"]["documents"] == 1  # lines of one page: one document
+    # a line missing on one side is an unmatched id, handled like any other
+    missing = semcer("cer", str(PAGES / "alto.gt.xml"), str(PAGES / "alto.ocr.xml"), "--by-line", "--level", "line")
+    assert missing.returncode == 2 and "alto#L3" in missing.stderr
+    empty = semcer("cer", str(PAGES / "alto.gt.xml"), str(PAGES / "alto.ocr.xml"), "--by-line", "--level", "line",
+                   "--unmatched", "empty", "--empty-ref", "skip", "--json")
+    assert empty.returncode == 0 and json.loads(empty.stdout)["unmatched"]["empty_hyps"] == 1
+
+
+def test_page_xml_reference_against_an_alto_output():
+    p = semcer("cer", str(PAGES / "mixed.gt.xml"), str(PAGES / "mixed.ocr.xml"), "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["corpus"]["cer"] == 0.0125  # 1 edit in 80 graphemes, counted by hand
