@@ -65,3 +65,46 @@ def test_page_xml_reference_against_an_alto_output():
     p = semcer("cer", str(PAGES / "mixed.gt.xml"), str(PAGES / "mixed.ocr.xml"), "--json")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["corpus"]["cer"] == 0.0125  # 1 edit in 80 graphemes, counted by hand
+
+
+COLUMN_A = ["Die Sitzung beginnt um neun Uhr.", "Der Vorsitzende begrüßt die Gäste.", "Das Protokoll wird verlesen."]
+COLUMN_B = ["Punkt zwei: der Haushalt.", "Die Kasse ist geprüft worden.", "Der Antrag wird angenommen."]
+
+
+def _page(tmp_path: Path, name: str, lines: list[str]) -> str:
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_swapped_columns_cost_nothing_on_the_page_score_and_much_on_cer(tmp_path):
+    ref = tmp_path / "refs"
+    hyp = tmp_path / "hyps"
+    ref.mkdir()
+    hyp.mkdir()
+    _page(ref, "p1.txt", COLUMN_A + COLUMN_B)
+    _page(hyp, "p1.txt", COLUMN_B + COLUMN_A)  # the two columns read in the other order
+    p = semcer("cer", str(ref), str(hyp), "--page-score", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["corpus"]["cer"] > 0.4
+    assert out["line_assignment"]["rate"] == 0.0 and out["line_assignment"]["pages"] == 1
+    # a real recognition error is still charged by the page score
+    _page(hyp, "p1.txt", COLUMN_B + [COLUMN_A[0].replace("neun", "nenn")] + COLUMN_A[1:])
+    out = json.loads(semcer("cer", str(ref), str(hyp), "--page-score", "--json").stdout)
+    units = sum(len(x) for x in COLUMN_A + COLUMN_B)
+    assert out["line_assignment"]["edits"] == 1 and out["line_assignment"]["rate"] == pytest.approx(1 / units)
+
+
+def test_wer_beside_cer_equals_jiwer_on_whitespace_words(tmp_path):
+    jiwer = pytest.importorskip("jiwer")
+    refs = ["the cat sat on the mat", "a b c d"]
+    hyps = ["the cat sit on mat", "a x c d e"]
+    r, h = _page(tmp_path, "r.txt", refs), _page(tmp_path, "h.txt", hyps)
+    p = semcer("cer", r, h, "--wer", "--tokenizer", "whitespace", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)["wer"]
+    assert out["corpus"]["wer"] == pytest.approx(jiwer.wer(refs, hyps))
+    assert "tokenizer:whitespace" in out["signature"]
+    text = semcer("cer", r, h, "--wer").stdout
+    assert "WER" in text and "bag-of-words error" in text

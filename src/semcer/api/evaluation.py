@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
@@ -23,8 +24,10 @@ from semcer.io.pairing import Paired, pair_collections
 from semcer.judges import resolve_judge
 from semcer.judges.base import JudgeBase
 from semcer.metrics.aggregate import aggregate
+from semcer.metrics.fca import LineAssignment, line_assignment_cer
 from semcer.metrics.results import Evaluation, Unmatched
 from semcer.metrics.signature import Signature
+from semcer.metrics.wer import WerResult, wer
 from semcer.reports.progress import judge_bar, line_bar
 from semcer.store.judging import judge_into_store, judge_rows, line_contexts
 from semcer.store.sqlite import JudgedEditStore
@@ -240,3 +243,60 @@ def judge_corpus(
                 bar.close()
     summary["store"] = str(st.path)
     return summary
+
+
+def word_errors(
+    references: Any,
+    hypotheses: Any = None,
+    *,
+    tokenizer: str = "uax29",
+    policy: str | TextPolicy | None = None,
+    docs: Sequence[str] | Mapping[str, str] | None = None,
+    langs: Sequence[str | None] | Mapping[str, str] | str | None = None,
+    unmatched: str = "error",
+) -> WerResult:
+    """WER and the bag-of-words error of the same inputs :func:`evaluate` takes, with a declared
+    word tokenizer (:mod:`semcer.text.words`) that goes into the signature."""
+    pairs, _ = _as_pairs(references, hypotheses, docs, langs, unmatched)
+    return wer([p.ref for p in pairs], [p.hyp for p in pairs], tokenizer=tokenizer, policy=policy,
+               ids=[p.id for p in pairs], docs=[p.doc for p in pairs], langs=[p.lang for p in pairs])
+
+
+@dataclass(frozen=True)
+class PageScores:
+    """The reading-order-robust score of each page (:func:`semcer.metrics.fca.line_assignment_cer`)
+    and their sum: corpus rate = Σ edits / Σ reference units, as for CER."""
+
+    ids: tuple[str, ...]
+    pages: tuple[LineAssignment, ...]
+    unit: str
+    policy: str
+
+    @property
+    def edits(self) -> int:
+        return sum(p.edits for p in self.pages)
+
+    @property
+    def units(self) -> int:
+        return sum(p.units for p in self.pages)
+
+    @property
+    def rate(self) -> float | None:
+        return self.edits / self.units if self.units else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"method": "line-assignment CER (lines matched one-to-one by minimum total edit distance, "
+                "unmatched lines charged whole)", "unit": self.unit, "policy": self.policy, "rate": self.rate,
+                "edits": self.edits, "units": self.units, "pages": len(self.pages),
+                "lines_deleted": sum(len(p.deleted) for p in self.pages),
+                "lines_inserted": sum(len(p.inserted) for p in self.pages)}
+
+
+def page_scores(references: Any, hypotheses: Any = None, *, unit: Unit = "grapheme",
+                policy: str | TextPolicy | None = None, unmatched: str = "error") -> PageScores:
+    """The reading-order-robust (line-assignment) score of every item of the inputs, each a page whose
+    lines are separated by ``\\n``."""
+    pol = get_policy(policy)
+    pairs, _ = _as_pairs(references, hypotheses, None, None, unmatched)
+    return PageScores(tuple(p.id for p in pairs),
+                      tuple(line_assignment_cer(p.ref, p.hyp, unit=unit, policy=pol) for p in pairs), unit, pol.name)

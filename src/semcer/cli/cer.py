@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from semcer.api import evaluate
-from semcer.cli.common import batch_work, check_paths, load_pairs
-from semcer.cli.options import add_input_options, add_output_options, show_progress
+from semcer.cli.common import batch_work, beside_cer, check_paths, load_pairs
+from semcer.cli.options import add_input_options, add_measure_options, add_output_options, show_progress
 from semcer.io.json import dumps, emit
 from semcer.reports.text import render_evaluation
 
@@ -32,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_options(p)
     add_output_options(p)
+    add_measure_options(p)
     p.set_defaults(func=run)
 
 
@@ -41,8 +42,9 @@ def run(args: argparse.Namespace) -> int:
     with batch_work():
         result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
                           progress=show_progress(args))
+    blocks, extra = beside_cer(args, paired)
     if args.json:
-        emit(dumps(result.to_dict(lines=args.lines)), args.output)
+        emit(dumps({**result.to_dict(lines=args.lines), **blocks}), args.output)
     else:
-        emit(render_evaluation(result, refs=args.refs, hyps=args.hyps), args.output)
+        emit(render_evaluation(result, refs=args.refs, hyps=args.hyps) + (f"\n\n{extra}" if extra else ""), args.output)
     return 0

@@ -167,3 +167,21 @@ def batch_work(judge: Any = None) -> Iterator[None]:
             yield
     else:
         yield
+
+
+def beside_cer(args: argparse.Namespace, paired: Paired) -> tuple[dict[str, Any], str]:
+    """--wer and --page-score: their JSON blocks, and their lines for the terminal."""
+    from semcer.api.evaluation import page_scores, word_errors
+    from semcer.reports.text import render_page_scores, render_word_errors
+
+    blocks: dict[str, Any] = {}
+    text = []
+    if getattr(args, "wer", False):
+        w = word_errors(paired, tokenizer=args.tokenizer, policy=args.policy)
+        blocks["wer"] = w.to_dict()
+        text.append(render_word_errors(w))
+    if getattr(args, "page_score", False):
+        ps = page_scores(paired, unit=args.unit, policy=args.policy)
+        blocks["line_assignment"] = ps.to_dict()
+        text.append(render_page_scores(ps))
+    return blocks, "\n".join(text)

@@ -70,6 +70,19 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
                    help="ids present on one side only: " + "; ".join(f"{k}: {v}" for k, v in UNMATCHED_POLICIES.items()))
 
 
+def add_measure_options(p: argparse.ArgumentParser) -> None:
+    """Word error rate and the reading-order-robust page score, beside CER."""
+    g = p.add_argument_group("beside CER")
+    g.add_argument("--wer", action="store_true", help="also word error rate and the bag-of-words error")
+    g.add_argument("--tokenizer", choices=("uax29", "whitespace", "auto"), default="uax29",
+                   help="words for --wer: UAX #29 word boundaries without punctuation-only tokens (default, as OCR-D "
+                   "counts words), whitespace-separated tokens, or auto (a dictionary tokenizer for Chinese and "
+                   "Japanese; WER undefined for Thai, Lao, Khmer, Burmese, Tibetan)")
+    g.add_argument("--page-score", action="store_true", dest="page_score",
+                   help="also the reading-order-robust page score: lines matched one-to-one by least edit distance "
+                   "before alignment, so regions or columns read in another order cost nothing")
+
+
 def add_output_options(p: argparse.ArgumentParser, *, lines: bool = True) -> None:
     p.add_argument("--json", action="store_true", help="print JSON for machines instead of the table")
     if lines:

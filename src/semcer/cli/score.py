@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from semcer.api import evaluate
-from semcer.cli.common import batch_work, check_paths, load_pairs
+from semcer.cli.common import batch_work, beside_cer, check_paths, load_pairs
 from semcer.cli.options import (
     add_input_options,
     add_judge_options,
+    add_measure_options,
     add_output_options,
     check_int,
     judge_from_args,
@@ -47,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_options(p)
     add_output_options(p)
+    add_measure_options(p)
     p.add_argument("--edits", metavar="FILE",
                    help="write every edit, most severe first, to FILE (.jsonl, .csv or .parquet; in CSV a cell "
                    "beginning with = + - @, tab, CR or ' gets a leading ' so that spreadsheets do not run it), "
@@ -66,17 +69,17 @@ def run(args: argparse.Namespace) -> int:
     with judge_from_args(args) as judge, batch_work(judge):
         result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
                           store=args.store, edits=True, progress=show_progress(args))
-    _emit_score(args, result)  # the score first: a failing edits file cannot lose it
+    _emit_score(args, result, *beside_cer(args, paired))  # the score first: a failing edits file cannot lose it
     if args.edits:
         write_edits(args.edits, result.judged or [])
     return 1 if result.judge_summary.get("failures") else 0
 
 
-def _emit_score(args: argparse.Namespace, result) -> None:
+def _emit_score(args: argparse.Namespace, result: Any, blocks: dict[str, Any], extra: str) -> None:
     if args.json:
-        emit(dumps(result.to_dict(lines=args.lines)), args.output)
+        emit(dumps({**result.to_dict(lines=args.lines), **blocks}), args.output)
     else:
-        text = render_evaluation(result, refs=args.refs, hyps=args.hyps)
+        text = render_evaluation(result, refs=args.refs, hyps=args.hyps) + (f"\n\n{extra}" if extra else "")
         if args.top > 0 and result.judged:
             if args.by_edit:
                 text += "\n\n" + render_top_edits(ranked(result.judged)[: args.top])

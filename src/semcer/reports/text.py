@@ -241,3 +241,21 @@ def render_top_spans(spans: Sequence[Any]) -> str:
 #: The five levels in one line, printed wherever levels are.
 LEVEL_LEGEND = ("levels: 0 cosmetic · 1 non-word, context recovers · 2 valid alternative · "
                 "3 detectable, not recoverable · 4 reads perfectly, is false (rating = level/4)")
+
+
+def render_word_errors(w: Any) -> str:
+    """WER (corpus, document mean) and the bag-of-words error, with the tokenizer's signature."""
+    c = w.corpus
+    undefined = f"; {len(w.undefined)} line(s) without words of this tokenizer left out" if w.undefined else ""
+    return (f"WER {pct(w.wer)} (corpus: {c.edits} word edits / {c.units} reference words), document mean "
+            f"{pct(w.document_mean)}; bag-of-words error {pct(w.bag_error)} (order ignored){undefined}\n"
+            f"word signature: {safe(w.signature)}")
+
+
+def render_page_scores(ps: Any) -> str:
+    """The reading-order-robust page score beside the reading-order CER."""
+    d = ps.to_dict()
+    return (f"reading-order-robust CER {pct(ps.rate)} ({d['edits']} edits / {d['units']} units over {d['pages']} "
+            f"page(s); lines matched one-to-one before alignment, {d['lines_deleted']} reference and "
+            f"{d['lines_inserted']} output line(s) unmatched); a much lower value than CER means the errors are "
+            "mostly reading order")
