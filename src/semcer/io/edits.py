@@ -60,7 +60,8 @@ def edit_id(line_id: str, op: str, ref_pos: int, hyp_pos: int) -> str:
 def edit_row(j: Any) -> dict[str, Any]:
     c, g = j.context, j.judgement
     return {
-        "edit_id": edit_id(j.line_id, j.edit.op, j.edit.ref_pos, j.edit.hyp_pos), "line_id": j.line_id, "doc": j.doc, "lang": c.lang, "op": c.op,
+        "edit_id": edit_id(j.line_id, j.edit.op, j.edit.ref_pos, j.edit.hyp_pos),
+        "line_id": j.line_id, "doc": j.doc, "lang": c.lang, "op": c.op,
         "ref_unit": c.ref_unit, "hyp_unit": c.hyp_unit, "ref_pos": c.ref_pos, "hyp_pos": c.hyp_pos,
         "marked_ref": c.marked_ref, "marked_hyp": c.marked_hyp, "edit_class": g.edit_class,
         "p": list(g.p) if g.p is not None else None, "severity": g.severity, "mode": g.mode,
