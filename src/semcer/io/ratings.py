@@ -46,7 +46,6 @@ import csv
 import io
 import math
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -398,11 +397,3 @@ def read_pairs(path: str | os.PathLike[str]) -> list[RatedPair]:
                                  "output that damages a reader more), \"equal\", or null (not rated)")
         out.append(RatedPair(pair_id, texts[0], texts[1], texts[2], lang or None, dict(choices), where))
     return out
-
-
-def iter_raters(ratings: list[Rating]) -> Iterator[str]:
-    """The raters in order of first appearance."""
-    seen: dict[str, None] = {}
-    for r in ratings:
-        seen.setdefault(r.rater)
-    yield from seen
