@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from semcer.api import evaluate
-from semcer.cli.common import batch_work, beside_cer, check_paths, load_pairs
-from semcer.cli.options import add_input_options, add_measure_options, add_output_options, show_progress
+from semcer.cli.common import Steps, batch_work, beside_cer, check_paths, item_name, load_pairs
+from semcer.cli.options import add_input_options, add_measure_options, add_output_options, show_progress, use_color
 from semcer.io.json import dumps, emit
 from semcer.reports.text import render_evaluation
 
@@ -38,13 +38,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_paths(args, {"REFS": args.refs, "HYPS": args.hyps})  # before any work
-    paired = load_pairs(args)
-    with batch_work():
+    steps = Steps(args)
+    with steps.step("read and paired the inputs"):
+        paired = load_pairs(args)
+    with steps.step(f"aligned {len(paired.pairs)} {item_name(args)}"), batch_work():
         result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
                           progress=show_progress(args))
     blocks, extra = beside_cer(args, paired)
+    by = tuple(args.by or ())
     if args.json:
-        emit(dumps({**result.to_dict(lines=args.lines), **blocks}), args.output)
+        emit(dumps({**result.to_dict(lines=args.lines, by=by), **blocks}), args.output)
     else:
-        emit(render_evaluation(result, refs=args.refs, hyps=args.hyps) + (f"\n\n{extra}" if extra else ""), args.output)
+        text = render_evaluation(result, refs=args.refs, hyps=args.hyps, by=by, color=use_color(args),
+                                 items=item_name(args))
+        emit(text + (f"\n\n{extra}" if extra else ""), args.output)
     return 0

@@ -125,6 +125,38 @@ def load_pairs(args: argparse.Namespace) -> Paired:
         return pair_collections(refs, hyps, unmatched=args.unmatched)
 
 
+def item_name(args: argparse.Namespace) -> str:
+    """What the scored items are, for tables: "pages" for page files and directories of pages (each
+    page one item), else "lines"."""
+    if getattr(args, "by_line", False):
+        return "lines"
+    paths = [getattr(args, "refs", None), *([args.hyps] if isinstance(getattr(args, "hyps", None), str) else [])]
+    for path in paths:
+        if path and path != STDIN and (os.path.isdir(path) or path.lower().endswith((".xml", ".html", ".hocr"))):
+            return "pages"
+    return "lines"
+
+
+class Steps:
+    """--verbose: what each step did and how long it took, on standard error."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.on = bool(getattr(args, "verbose", False))
+
+    @contextlib.contextmanager
+    def step(self, what: str) -> Iterator[None]:
+        import time
+
+        t = time.perf_counter()
+        yield
+        if self.on:
+            print(f"semcer: {what}: {time.perf_counter() - t:.2f} s", file=sys.stderr)
+
+    def say(self, text: str) -> None:
+        if self.on:
+            print(f"semcer: {text}", file=sys.stderr)
+
+
 def page_options(args: argparse.Namespace) -> PageOptions:
     """How page files are read, from --level, --by-line, --page-dialect, --hyphen, --keep-going."""
     dialect = getattr(args, "page_dialect", "auto")

@@ -89,6 +89,19 @@ def add_output_options(p: argparse.ArgumentParser, *, lines: bool = True) -> Non
         p.add_argument("--lines", action="store_true", help="with --json, include one row per line")
     p.add_argument("--output", "-o", metavar="FILE", help="write the result to FILE (atomically) instead of standard output")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    p.add_argument("--verbose", "-v", action="store_true",
+                   help="also say, on standard error, what each step did and how long it took")
+    p.add_argument("--by", action="append", choices=("lang", "doc"), metavar="lang|doc",
+                   help="add a breakdown per language or per document (every document) to the table and the JSON "
+                   "(repeatable)")
+
+
+def use_color(args: argparse.Namespace) -> bool:
+    """Colour in tables: only on a terminal, not into a file, not with NO_COLOR (https://no-color.org)."""
+    import os
+
+    return not getattr(args, "json", False) and not getattr(args, "output", None) and sys.stdout.isatty() \
+        and not os.environ.get("NO_COLOR")
 
 
 def add_judge_options(parser: argparse.ArgumentParser, *, default_judge: str | None = DEFAULT_JUDGE,

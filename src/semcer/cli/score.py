@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from semcer.api import evaluate
-from semcer.cli.common import batch_work, beside_cer, check_paths, load_pairs
+from semcer.cli.common import Steps, batch_work, beside_cer, check_paths, item_name, load_pairs
 from semcer.cli.options import (
     add_input_options,
     add_judge_options,
@@ -15,6 +15,7 @@ from semcer.cli.options import (
     check_int,
     judge_from_args,
     show_progress,
+    use_color,
 )
 from semcer.io.edits import ranked, write_edits
 from semcer.io.json import dumps, emit
@@ -65,10 +66,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     check_int(args, "top", 0, meaning=" (0 hides the edits)")
     check_paths(args, {"REFS": args.refs, "HYPS": args.hyps})  # before any work
-    paired = load_pairs(args)
-    with judge_from_args(args) as judge, batch_work(judge):
+    steps = Steps(args)
+    with steps.step("read and paired the inputs"):
+        paired = load_pairs(args)
+    with judge_from_args(args) as judge, batch_work(judge), steps.step(f"aligned and judged {len(paired.pairs)} "
+                                                                         f"{item_name(args)}"):
         result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
                           store=args.store, edits=True, progress=show_progress(args))
+    steps.say(f"judge {result.signature.judge}: {result.judge_summary}")
     _emit_score(args, result, *beside_cer(args, paired))  # the score first: a failing edits file cannot lose it
     if args.edits:
         write_edits(args.edits, result.judged or [])
@@ -76,10 +81,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _emit_score(args: argparse.Namespace, result: Any, blocks: dict[str, Any], extra: str) -> None:
+    by = tuple(args.by or ())
     if args.json:
-        emit(dumps({**result.to_dict(lines=args.lines), **blocks}), args.output)
+        emit(dumps({**result.to_dict(lines=args.lines, by=by), **blocks}), args.output)
     else:
-        text = render_evaluation(result, refs=args.refs, hyps=args.hyps) + (f"\n\n{extra}" if extra else "")
+        text = render_evaluation(result, refs=args.refs, hyps=args.hyps, by=by, color=use_color(args),
+                                 items=item_name(args)) + (f"\n\n{extra}" if extra else "")
         if args.top > 0 and result.judged:
             if args.by_edit:
                 text += "\n\n" + render_top_edits(ranked(result.judged)[: args.top])

@@ -10,6 +10,7 @@ from typing import Any
 
 from semcer.alignment.line import LineResult
 from semcer.metrics.aggregate import Aggregation, DocumentResult
+from semcer.metrics.breakdown import Group, breakdown
 from semcer.metrics.rows import Totals
 from semcer.metrics.signature import Signature
 from semcer.store.judging import JudgedEdit, JudgeRun
@@ -73,8 +74,10 @@ class Evaluation:
             object.__setattr__(self, "aggregation", _with_documents(self.aggregation, docs))
         return docs
 
-    def to_dict(self, *, lines: bool = False) -> dict[str, Any]:
-        """The JSON shape documented in the README (undefined values are None)."""
+    def to_dict(self, *, lines: bool = False, by: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The JSON shape documented in the README (undefined values are None); ``by`` adds a
+        breakdown per group (``"lang"``: ``by_lang``, ``"doc"``: ``by_doc``), each group scored like
+        the corpus."""
         judged = bool(self.signature.judge)
         out: dict[str, Any] = {
             "signature": str(self.signature),
@@ -86,6 +89,8 @@ class Evaluation:
         }
         if judged:
             out["judge"] = {"identity": self.signature.judge, **self.judge_summary}
+        for key in by:
+            out[f"by_{key}"] = [_group_dict(key, g, judged) for g in breakdown(self.lines, key, judged=judged)]
         if lines:
             out["lines"] = [_line_dict(line, judged) for line in self.lines]
         out["unmatched"] = {"dropped_refs": len(self.unmatched.dropped_refs),
@@ -127,6 +132,12 @@ def _document_dict(d: DocumentResult, judged: bool) -> dict[str, Any]:
         row["semcer"] = t.semcer
         row["severity"] = t.severity
     return row
+
+
+def _group_dict(key: str, g: Group, judged: bool) -> dict[str, Any]:
+    documents = g.lines if g.aggregation.documents is None else len(g.aggregation.documents)
+    return {key: g.key, **_corpus_dict(g.aggregation.corpus, documents, judged),
+            "document_mean": _mean_dict(g.aggregation, judged)}
 
 
 def _line_dict(line: LineResult, judged: bool) -> dict[str, Any]:

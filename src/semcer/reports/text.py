@@ -34,11 +34,17 @@ def pct(x: float | None, digits: int = 2) -> str:
     return f"{100 * x:.{digits}f} %"
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = "") -> str:
-    """A simple aligned table; ``align`` has one 'l' or 'r' per column (default: first left, rest right)."""
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = "", *, color: bool = False) -> str:
+    """An aligned table; ``align`` has one 'l' or 'r' per column (default: first left, rest right).
+
+    Plain text (columns padded by hand) unless ``color``: then a rich table for a terminal that shows
+    colour (the command line asks for it only on a TTY without ``NO_COLOR``).
+    """
     align = align or "l" + "r" * (len(headers) - 1)
     headers = [safe(h) for h in headers]
     rows = [[safe(c) for c in r] for r in rows]
+    if color:
+        return _rich_table(headers, rows, align)
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
 
     def fmt(cells: Sequence[str]) -> str:
@@ -48,11 +54,42 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = ""
     return "\n".join([fmt(headers), rule, *(fmt(r) for r in rows)])
 
 
-def render_evaluation(result: Any, *, refs: str = "", hyps: str = "", max_docs: int = 30) -> str:
-    """The CER (and semCER, when judged) view of an Evaluation."""
+def _rich_table(headers: list[str], rows: list[list[str]], align: str) -> str:
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(header_style="bold", show_edge=False, pad_edge=False, box=None)
+    for h, a in zip(headers, align):
+        t.add_column(h, justify="left" if a == "l" else "right", no_wrap=True)
+    for r in rows:
+        t.add_row(*[_styled(c) for c in r])
+    out = io.StringIO()
+    Console(file=out, force_terminal=True, color_system="standard", width=10_000, highlight=False).print(t)
+    return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())
+
+
+def _styled(cell: str) -> str:
+    """A significant difference (``*``) in bold, an undefined value dimmed (rich markup)."""
+    from rich.markup import escape
+
+    text = escape(cell)
+    if cell.endswith("*"):
+        return f"[bold]{text}[/bold]"
+    return f"[dim]{text}[/dim]" if cell == "n/a" else text
+
+
+def render_evaluation(result: Any, *, refs: str = "", hyps: str = "", max_docs: int = 30, by: Sequence[str] = (),
+                      color: bool = False, items: str = "lines") -> str:
+    """The CER (and semCER, when judged) view of an Evaluation; ``by`` adds a table per breakdown
+    ("lang", "doc": every document, whatever their number); ``items`` names the scored items
+    ("lines", or "pages" when each is a page)."""
+    from semcer.metrics.breakdown import breakdown
+
     c = result.corpus
     judged = bool(result.signature.judge)
-    headers = ["", "CER"] + (["semCER"] if judged else []) + ["edits", "S", "D", "I", "units", "lines", "documents"]
+    headers = ["", "CER"] + (["semCER"] if judged else []) + ["edits", "S", "D", "I", "units", items, "documents"]
     rows = [
         ["corpus", pct(c.cer)] + ([pct(c.semcer)] if judged else [])
         + [str(c.edits), str(c.substitutions), str(c.deletions), str(c.insertions), str(c.units), str(c.lines),
@@ -63,13 +100,27 @@ def render_evaluation(result: Any, *, refs: str = "", hyps: str = "", max_docs: 
     parts = []
     if refs:
         parts.append(f"{safe(hyps)}  vs  {safe(refs)}\n")
-    parts.append(table(headers, rows))
-    if 1 < len(result.documents) <= max_docs:
-        dh = ["document", "CER"] + (["semCER"] if judged else []) + ["edits", "units", "lines"]
+    parts.append(table(headers, rows, color=color))
+    n_docs = len(result.documents)
+    show_docs = "doc" in by or 1 < n_docs <= max_docs
+    if show_docs:
+        dh = ["document", "CER"] + (["semCER"] if judged else []) + ["edits", "units", items]
         dr = [[d.doc, pct(d.totals.cer)] + ([pct(d.totals.semcer)] if judged else [])
               + [str(d.totals.edits), str(d.totals.units), str(d.totals.lines)] for d in result.documents]
-        parts.append("\n" + table(dh, dr))
+        parts.append("\n" + table(dh, dr, color=color))
+    if "lang" in by:
+        lh = ["language", "CER", "doc. mean"] + (["semCER", "doc. mean"] if judged else []) + ["edits", "units", items,
+                                                                                             "documents"]
+        lr = []
+        for g in breakdown(result.lines, "lang", judged=judged):
+            a = g.aggregation
+            lr.append([g.key, pct(a.corpus.cer), pct(a.document_mean_cer)]
+                      + ([pct(a.corpus.semcer), pct(a.document_mean_semcer)] if judged else [])
+                      + [str(a.corpus.edits), str(a.corpus.units), str(g.lines), str(a.documents_defined)])
+        parts.append("\n" + table(lh, lr, color=color))
     notes = []
+    if not show_docs and n_docs > max_docs:
+        notes.append(f"{n_docs} documents: the per-document table is left out above {max_docs} (--by doc shows it)")
     if result.skipped_empty:
         notes.append(f"skipped {len(result.skipped_empty)} line(s) with an empty reference (--empty-ref skip)")
     dropped = result.unmatched
