@@ -35,7 +35,7 @@ def test_duplicate_contexts_are_judged_once_and_returned_in_order(tmp_path):
         assert [r.p for r in results] == [p_of(c) for c in contexts]
         assert stats == CacheStats(total=90, unique=30, hits=0, judged=30, failures=0)
         assert [len(b) for b in judge.calls] == [7, 7, 7, 7, 2]
-        assert seen == [(7, 30), (14, 30), (21, 30), (28, 30), (30, 30)]
+        assert seen == [(0, 30), (7, 30), (14, 30), (21, 30), (28, 30), (30, 30)]  # (0, n): before the first batch
         if store is not None:
             again = RecordingJudge()
             results2, stats2 = judge_cached(again, contexts, store)
@@ -245,3 +245,16 @@ def test_one_hot_rows_stored_by_an_older_semcer_are_asked_again_and_replaced(tmp
         assert [j.p for j in results] == [p_of(c) for c in contexts]
         stored = store.get_many(keys)
         assert [stored[k].p for k in keys] == [p_of(c) for c in contexts]  # replaced
+
+
+def test_a_judge_returning_an_invalid_distribution_is_refused_even_without_a_store():
+    import pytest
+
+    import semcer
+    from semcer.errors import JudgeError
+    from semcer.judges import FixedJudge
+
+    with pytest.raises(JudgeError, match="invalid judgement: p has a value outside"):
+        semcer.evaluate(["ab"], ["ax"], judge=FixedJudge((2.0, 0.0, 0.0, 0.0, 0.0)))
+    with pytest.raises(JudgeError, match="p sums to"):
+        semcer.evaluate(["ab"], ["ax"], judge=FixedJudge((0.5, 0.0, 0.0, 0.0, 0.0)))

@@ -199,8 +199,8 @@ def _texts(references: Any, hypotheses: Any) -> tuple[list[str], list[Any], list
         extra = [k for k in hypotheses if k not in references]
         if missing or extra:
             raise InputError(
-                f"ids differ: {len(missing)} only in references (e.g. {missing[:3]}), "
-                f"{len(extra)} only in outputs (e.g. {extra[:3]})"
+                f"ids differ: {len(missing)} only in references (e.g. {', '.join(map(str, missing[:3])) or 'none'}), "
+                f"{len(extra)} only in outputs (e.g. {', '.join(map(str, extra[:3])) or 'none'})"
             )
         return [str(k) for k in references], [references[k] for k in references], [hypotheses[k] for k in references]
     if isinstance(references, str) or isinstance(hypotheses, str):

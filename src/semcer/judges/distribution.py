@@ -59,9 +59,9 @@ def check_distribution(p: Any) -> Distribution:
     if len(values) != LEVELS:
         raise ValueError(f"p has {len(values)} values, expected {LEVELS}")
     if not all(math.isfinite(x) for x in values):
-        raise ValueError(f"p has a value that is not a finite number: {list(values)}")
+        raise ValueError(f"p has a value that is not a finite number: {', '.join(map(str, values))}")
     if min(values) < 0.0 or max(values) > 1.0:
-        raise ValueError(f"p has a value outside [0, 1]: {list(values)}")
+        raise ValueError(f"p has a value outside [0, 1]: {', '.join(map(str, values))}")
     total = math.fsum(values)
     if abs(total - 1.0) > SUM_TOLERANCE:
         raise ValueError(f"p sums to {total!r}, expected 1 (within {SUM_TOLERANCE:g})")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from semcer.alignment.context import EditContext
 from semcer.errors import JudgeError
 from semcer.judges.base import Judge
-from semcer.judges.distribution import Judgement
+from semcer.judges.distribution import Judgement, check_distribution
 from semcer.store.keys import is_deterministic
 from semcer.store.sqlite import Found, JudgedEditStore
 
@@ -33,6 +33,16 @@ class CacheStats:
     corrupt: int = 0
     stale: int = 0
     overwritten: int = 0
+
+
+def _check_answers(identity: str, judged: Sequence[Judgement]) -> None:
+    """Every distribution a judge returns passes the one check (a judge of the user's own included)."""
+    for j in judged:
+        if j.p is not None:
+            try:
+                check_distribution(j.p)
+            except ValueError as exc:
+                raise JudgeError(f"judge {identity!r} returned an invalid judgement: {exc}") from None
 
 
 def judge_cached(
@@ -73,11 +83,14 @@ def judge_cached(
     hits = len(results)
     misses = [key for key in first if key not in results]
     failures = overwritten = 0
+    if progress is not None and misses:
+        progress(0, len(misses))  # the bar appears before the first batch (which may load lexicons or a model)
     for start in range(0, len(misses), batch_size):
         batch = misses[start : start + batch_size]
         judged = judge.judge([first[key] for key in batch])
         if len(judged) != len(batch):
             raise JudgeError(f"judge {identity!r} returned {len(judged)} judgements for {len(batch)} edits")
+        _check_answers(identity, judged)
         results.update(zip(batch, judged))
         failures += sum(1 for j in judged if j.p is None)
         if store is not None:

@@ -112,7 +112,7 @@ def label_token_ids(tokenizer: Any, labels: Sequence[str]) -> list[list[int]]:
             )
         own.append(ids[0])
     if len(set(own)) != len(own):
-        raise JudgeError(f"labels {list(labels)} share tokens ({own}); choose labels that encode to distinct tokens")
+        raise JudgeError(f"labels {', '.join(labels)} share tokens ({own}); choose labels that encode to distinct tokens")
     variants: list[list[int]] = [[i] for i in own]
     index = {label: k for k, label in enumerate(labels)}
     vocab = tokenizer.get_vocab()
