@@ -125,6 +125,8 @@ LINES = {
     "=formula": ("=SUM(A1)", "-SUM(A1)"),  # CSV neutralisation, undone on reading
     "long": ("a" * 150 + "b", "a" * 150 + "c"),  # longer than the judge's window of 100
     "mark-only": ("cafe\u0301", "cafe"),  # e + combining acute is one grapheme: a mark-only substitution
+    "deleted": ("word", "wrd"),  # an empty side: an empty CSV cell is the empty string, not a missing field
+    "inserted": ("wrd", "word"),
 }
 
 

@@ -191,7 +191,7 @@ def _kind(path: str | os.PathLike[str], text: str | None = None) -> str:
 
 def read_records(path: str | os.PathLike[str], what: str, *, parquet: bool = False) -> tuple[str, list[tuple[str, dict]]]:
     """Every record of a JSONL, CSV or TSV file (and Parquet with ``parquet``) as ``(where, dict)``,
-    with the format read; CSV and TSV cells are strings (an empty cell is absent)."""
+    with the format read; CSV and TSV cells are strings (an empty cell is ``""``)."""
     name = str(path)
     kind = _kind(path)
     if kind == "parquet":
@@ -239,7 +239,7 @@ def _table_records(text: str, name: str, delimiter: str) -> list[tuple[str, dict
             raise InputError(f"{where}: blank line in a {kind} file (only allowed at the end); remove it")
         if len(row) != len(header):
             raise InputError(f"{where}: {len(row)} fields, the header has {len(header)}")
-        out.append((where, {h: v for h, v in zip(header, row) if v != ""}))
+        out.append((where, dict(zip(header, row))))
     if not out:
         raise InputError(f"{name}: a header and no records")
     return out
@@ -294,6 +294,8 @@ def read_ratings(path: str | os.PathLike[str]) -> list[Rating]:
 
 def _rating_value(row: dict[str, Any], where: str, tabular: bool) -> float:
     level, rating = row.get("level"), row.get("rating")
+    if tabular:  # an empty cell gives no value
+        level, rating = level or None, rating or None
     if level is None and rating is None:
         raise InputError(f"{where}: no 'level' (0-{LEVELS - 1}) or 'rating' (a number in [0, 1])")
     from_level = None
@@ -346,10 +348,13 @@ def read_items(path: str | os.PathLike[str]) -> list[RatedItem]:
 
 
 def _typed(row: dict[str, str], where: str, *, unquote: bool) -> dict[str, Any]:
-    """A CSV record with the integer fields as integers, ``p`` parsed, and (edit lists) the leading
-    quote of semcer's spreadsheet neutralisation removed from text cells."""
+    """A CSV record with the integer fields as integers, ``p`` parsed (both absent when empty), and
+    (edit lists) the leading quote of semcer's spreadsheet neutralisation removed from text cells; an
+    empty text cell is the empty string (the empty side of an insertion or deletion)."""
     out: dict[str, Any] = {}
     for k, v in row.items():
+        if (k in _INT_FIELDS or k == "p") and not v.strip():
+            continue  # an empty number is no number
         if k in _INT_FIELDS:
             try:
                 out[k] = int(v.strip())
