@@ -23,6 +23,8 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "policies",
     "store",
     "judge-eval",
+    "meta-eval",
+    "analyze",
     "distill",
 )
 
@@ -34,6 +36,8 @@ semcer measures OCR and VLM transcriptions against references.
   semcer compare REFS A B...  systems against a baseline: paired intervals over documents, a CI gate
   semcer judge REFS HYPS      judge a corpus's edits into a store (e.g. with an LLM server)
   semcer judge-eval LABELS    how well a judge agrees with labelled edits
+  semcer meta-eval ...        scores against reader ratings and reader preferences
+  semcer analyze REFS SYS...  the paper's analyses: grapheme load, real-word errors, equal-count contrasts
   semcer distill ...          train the paper's transformer student on judged edits
   semcer store ...            inspect, export and import the judged-edit store (Parquet)
   semcer policies             the text policies, exactly
