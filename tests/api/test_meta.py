@@ -365,3 +365,16 @@ def test_ratings_alone_give_the_reliability_only():
     assert d["reliability"]["alpha"] == pytest.approx(
         krippendorff.alpha(reliability_data=_matrix(), level_of_measurement="ordinal"), abs=1e-12)
     assert not math.isnan(d["reliability"]["icc2k"])
+
+
+def test_items_without_edits_have_no_edit_class_band(tmp_path):
+    """A plain items file (id, lang, a score): no edit class, so no partial within it, said in a note."""
+    items = write(tmp_path / "items.jsonl", jsonl(*({"id": it["id"], "lang": it["lang"], "s": it["severity"]}
+                                                   for it in ITEMS)))
+    r = meta_eval(ratings=READERS / "ratings.jsonl", items=items, score_columns=["s"], by_lang=True, n_boot=0)
+    d = r.to_dict()
+    assert d["scorers"]["column:s"]["partial_within"] == {"edit_class": None}
+    assert d["by_lang"]["de"]["scorers"]["column:s"]["partial_within"] == {"edit_class": None}
+    assert any("no edit_class" in n for n in d["notes"])
+    assert d["scorers"]["column:s"]["spearman"]["value"] == pytest.approx(
+        spearmanr([it["severity"] for it in ITEMS], _mean()).statistic, abs=1e-12)

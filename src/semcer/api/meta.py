@@ -548,7 +548,8 @@ def _cer_label(value: float, edges: tuple[float, ...]) -> str:
 
 
 def _mask_band(values: _BandValues, mask: np.ndarray) -> _BandValues:
-    return None if values is None or not len(values) else values[mask]
+    """The band labels of a subset; None (the judges' modes) and an empty array (no labels) stay."""
+    return values if values is None or not len(values) else values[mask]
 
 
 def _panel(matrix: np.ndarray, raters: Sequence[str], min_share: float) -> Panel:
