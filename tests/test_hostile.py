@@ -28,15 +28,16 @@ def semcer(*args: str, cwd: Path | None = None, env: dict | None = None, timeout
                           env={**os.environ, **(env or {})}, timeout=timeout)
 
 
-_MEASURED = ("import atexit, resource, sys, runpy\n"
-             "rss = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+# VmHWM, the peak of this process's own memory (ru_maxrss would carry the parent's peak across exec)
+_MEASURED = ("import atexit, sys, runpy\n"
+             "rss = lambda: int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])\n"
              "atexit.register(lambda: sys.stderr.write(f'\\nMAXRSS_KB {rss()}\\n'))\n"
              "sys.argv = ['semcer', *sys.argv[1:]]\n"
              "runpy.run_module('semcer', run_name='__main__')\n")
 
 
 def semcer_measured(*args: str, env: dict | None = None) -> tuple[subprocess.CompletedProcess, float]:
-    """The command and its own peak resident memory in MB (read by the child itself at exit)."""
+    """The command and its own peak resident memory in MB (VmHWM, read by the child itself at exit)."""
     p = subprocess.run([sys.executable, "-c", _MEASURED, *args], capture_output=True, text=True,
                        env={**os.environ, **(env or {})}, timeout=300)
     kb = [int(line.split()[1]) for line in p.stderr.splitlines() if line.startswith("MAXRSS_KB ")]
