@@ -108,3 +108,12 @@ def test_wer_beside_cer_equals_jiwer_on_whitespace_words(tmp_path):
     assert "tokenizer:whitespace" in out["signature"]
     text = semcer("cer", r, h, "--wer").stdout
     assert "WER" in text and "bag-of-words error" in text
+
+
+def test_the_bundled_page_example_ranks_the_changed_amounts_and_dates_first():
+    ex = Path(__file__).resolve().parents[2] / "examples" / "pages"
+    p = semcer("score", str(ex / "invoice.gt.xml"), str(ex / "invoice.hocr"), "--lang", "en", "--top", "3")
+    assert p.returncode == 0, p.stderr
+    top = [line for line in p.stdout.splitlines() if line.lstrip().startswith(("1.", "2.", "3."))]
+    assert len(top) == 3 and all("[digit]" in line and "(en)" in line for line in top)
+    assert "pages" in p.stdout.splitlines()[2]  # a page is called a page

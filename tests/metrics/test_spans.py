@@ -65,6 +65,12 @@ def test_spans_and_matches_rebuild_both_lines(ref, hyp):
         assert "".join(al.hyp_units[h0 : h0 + len(hyp_text)]) == hyp_text
 
 
+def test_ranked_by_the_worst_edit_then_the_sum():
+    judge = FixedJudge(fn=lambda c: (0.0, 0.0, 0.0, 0.0, 1.0) if c.hyp_unit == "7" else (0.0, 0.0, 1.0, 0.0, 0.0))
+    _, spans = _spans("abcdef gh 12", "xyzdef gh 17", judge)  # 'abc' -> 'xyz': 3 x 0.5 = 1.5; '2' -> '7': 1.0
+    assert [(s.hyp_text, s.severity) for s in ranked_spans(spans)] == [("7", 1.0), ("xyz", 1.5)]
+
+
 def test_ranked_spans_most_severe_first_and_the_score_unchanged():
     judge = FixedJudge(fn=lambda c: (0.0, 0.0, 0.0, 0.0, 1.0) if c.hyp_unit.isdigit() else (1.0, 0.0, 0.0, 0.0, 0.0))
     ev, spans = _spans("ab cd 12", "xb cd 17", judge)

@@ -19,15 +19,15 @@ from semcer.io.pairing import Paired, pair_collections
 from semcer.scale.gc import collector_paused
 
 #: Output options (argparse destinations) and their flags, in the order they are checked.
-OUTPUT_OPTIONS = {"output": "--output", "edits": "--edits", "store": "--store"}
-_EXAMPLE_NAMES = {"--output": "result.json", "--edits": "edits.jsonl", "--store": "judged.sqlite"}
+OUTPUT_OPTIONS = {"output": "--output", "edits": "--edits", "store": "--store", "html": "--html"}
+_EXAMPLE_NAMES = {"--output": "result.json", "--edits": "edits.jsonl", "--store": "judged.sqlite", "--html": "report.html"}
 
 
 def check_paths(args: argparse.Namespace, inputs: Mapping[str, str | None]) -> None:
     """Check every output path of a command before it reads or computes anything.
 
     ``inputs`` maps how the usage names each input (``"REFS"``, ``"HYPS"``, ``"LABELS"``) to its
-    path. Each output given (``--output``, ``--edits``, ``--store``) must be a file name, not a
+    path. Each output given (``--output``, ``--edits``, ``--store``, ``--html``) must be a file name, not a
     directory, in a folder that exists and that this process can create files in; ``--edits`` must
     have a known extension and its format's extra installed; an existing ``--store`` must be
     writable. No output may be the same file as another output or as an input (compared by device
@@ -122,7 +122,15 @@ def load_pairs(args: argparse.Namespace) -> Paired:
         refs = read_collection(args.refs, format=getattr(args, "ref_format", None) or both, pages=pages)
         hyps = read_collection(args.hyps, format=getattr(args, "hyp_format", None) or both, pages=pages)
         report_failures(refs, hyps)
-        return pair_collections(refs, hyps, unmatched=args.unmatched)
+        return with_lang(pair_collections(refs, hyps, unmatched=args.unmatched), getattr(args, "lang", None))
+
+
+def with_lang(paired: Paired, lang: str | None) -> Paired:
+    """--lang: the language of the pairs that name none."""
+    if not lang:
+        return paired
+    pairs = tuple(p if p.lang else p._replace(lang=lang) for p in paired.pairs)
+    return Paired(pairs, paired.dropped_refs, paired.dropped_hyps, paired.empty_hyps)
 
 
 def item_name(args: argparse.Namespace) -> str:

@@ -59,6 +59,9 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
                    help="ALTO HYP: keep the hyphen as printed (default), join the word (SUBS_CONTENT), or drop the hyphen")
     g.add_argument("--keep-going", action="store_true", dest="keep_going",
                    help="a directory with a malformed page file: score the other pages and list the failures")
+    p.add_argument("--lang", metavar="TAG",
+                   help="the language of items that name none (a BCP 47 tag, e.g. de, vi, zh-CN); without it a judge "
+                   "guesses it from the script")
     p.add_argument("--unit", choices=("grapheme", "codepoint"), default="grapheme",
                    help="unit of comparison: extended grapheme clusters (default) or Unicode code points (as jiwer)")
     p.add_argument("--policy", default=DEFAULT_POLICY, metavar="NAME",

@@ -97,6 +97,7 @@ def judged_spans(judged: Sequence[JudgedEdit]) -> Iterator[JudgedSpan]:
 
 
 def ranked_spans(spans: Sequence[JudgedSpan] | Iterator[JudgedSpan]) -> list[JudgedSpan]:
-    """Spans most severe first (by summed severity, then the worst edit), failed spans last; ties keep
+    """Spans most damaging first: by their worst edit (a digit that silently became another ranks
+    above a long stretch of obvious garbage), then by summed severity; failed spans last; ties keep
     corpus order."""
-    return sorted(spans, key=lambda s: (s.severity is None, -(s.severity or 0.0), -(s.max_severity or 0.0)))
+    return sorted(spans, key=lambda s: (s.severity is None, -(s.max_severity or 0.0), -(s.severity or 0.0)))
