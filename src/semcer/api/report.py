@@ -1,0 +1,964 @@
+"""The data of an HTML report: everything the page shows, computed here from an evaluation, a
+comparison, or the JSON that ``semcer score --json --lines --spans N`` writes; the page itself is
+drawn by :mod:`semcer.reports.html` (which computes nothing).
+
+The report's data is a plain dictionary (JSON types only):
+
+- ``systems``: per system its corpus and document-mean CER and semCER (and counts), exactly the
+  numbers of ``semcer score --json``; ``comparison``: with several systems, the difference from the
+  baseline with its interval and p-values, exactly those of ``semcer compare --json``;
+- ``languages``: the lines grouped by language (:func:`semcer.metrics.breakdown.breakdown`), each
+  aggregated like the corpus;
+- ``spans``: the most severe error spans (:mod:`semcer.metrics.spans`) of every system, ranked
+  together as :func:`semcer.metrics.spans.ranked_spans` ranks them (worst edit, then summed
+  severity), each with its marked pair, cut into the text
+  before the span, the span and the text after it; a span's ``level`` is the highest level of its
+  edits and its classes are those of its edits;
+- ``lines``: the most severe lines (largest severity mass of any system; without a judge, most
+  edits), each aligned per system as a list of segments: a string for matched text, and
+  ``[op, ref_unit, hyp_unit, severity, level, class]`` for each edit;
+- ``differ`` (compare): the lines whose semCER differs most between the systems;
+- ``plots``: the plots as plain data (:mod:`semcer.reports.plots` draws them).
+
+**Size.** The page is bounded by :class:`Limits`, not by the corpus: at most ``spans`` spans
+(``--report-spans``, default 2,000), each clipped to ``clip`` graphemes of context on each side and
+``span_clip`` graphemes of its own text; at most ``lines`` lines in full (``--report-lines``,
+default 500) plus the ``differ`` lines of a comparison, and no more than ``text_budget`` code points
+of line text in all; at most ``documents`` points per system in the per-document plot and
+``languages`` languages in the per-language plot. Everything else is a fixed number of table rows.
+
+Reader ratings (``--ratings FILE``) add the top-of-list curve of the paper's Figure 3: JSON Lines,
+one record per rating, ``item`` the edit's id (``<line_id>:<op><ref_pos>,<hyp_pos>``, as in
+``semcer score --edits``) and ``rating`` in [0, 1] (or ``level`` 0-4); several ratings of one item
+are averaged.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from semcer.alignment.context import MARK_CLOSE, MARK_OPEN
+from semcer.alignment.engine import align_one
+from semcer.alignment.line import LineResult, LineStats
+from semcer.api.comparison import Comparison
+from semcer.errors import InputError
+from semcer.io.edits import edit_id
+from semcer.io.jsonl import check_strings, decode, parse, read_bytes, read_objects
+from semcer.io.pairing import pair_collections
+from semcer.judges.distribution import LEVELS, RATINGS
+from semcer.metrics.breakdown import breakdown
+from semcer.metrics.results import Evaluation
+from semcer.metrics.spans import JudgedSpan, judged_spans
+from semcer.store.judging import JudgedEdit
+from semcer.text.policy import TextPolicy, get_policy
+from semcer.text.units import graphemes
+from semcer.version import __version__
+
+#: Version of the report's data shape (embedded in the page).
+REPORT_FORMAT = "semcer-report/1"
+
+#: The rubric's five levels (paper, Table 1), shown in the page's legend.
+LEVEL_NAMES: tuple[str, ...] = (
+    "cosmetic, fully recoverable", "non-word or obvious error, context recovers", "valid alternative, reader may notice",
+    "recovery fails, but the error is detectable", "reads perfectly, is false, no signal",
+)
+
+#: Severity histogram bins (20 of width 0.05 over [0, 1], the last closed).
+SEVERITY_BINS = 20
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What bounds the page's size (see the module documentation)."""
+
+    lines: int = 500
+    spans: int = 2000
+    clip: int = 60
+    span_clip: int = 200
+    documents: int = 5000
+    languages: int = 40
+    differ: int = 100
+    text_budget: int = 4_000_000
+    curve_points: int = 400
+
+    def to_dict(self) -> dict[str, int]:
+        return {k: getattr(self, k) for k in ("lines", "spans", "clip", "span_clip", "documents", "languages",
+                                               "differ", "text_budget")}
+
+
+# ---------------------------------------------------------------------------------------------
+# What each system contributes, whatever the source (an Evaluation, or a score JSON)
+
+
+@dataclass
+class _System:
+    """One system's part of the report, whatever its source."""
+
+    name: str
+    judged: bool
+    corpus: dict[str, Any]
+    document_mean: dict[str, Any]
+    judge: dict[str, Any] | None
+    stats: list[LineStats]  # per line, in corpus order
+    line_keys: list[tuple[str, str | None]]  # (doc, lang) per line
+    documents: list[tuple[str, float | None, float | None, int]]  # doc, cer, semcer, units
+    severities: list[float] | None = None  # every edit's severity (failed edits left out); None: not available
+    failed: int = 0
+    spans: Callable[[], Iterable[Any]] | None = None  # JudgedSpan objects or checked span rows of a JSON
+    span_total: int | None = None
+    edit_severities: Callable[[], dict[str, float]] | None = None  # edit id -> severity (the top-of-list curve)
+    line_view: Any = None  # callable(k) -> segments or None, with .available (and .prepare(ks))
+    languages: list[dict[str, Any]] | None = None  # per language, when given rather than computed from the lines
+
+
+def _corpus_numbers(ev: Evaluation) -> tuple[dict[str, Any], dict[str, Any]]:
+    d = ev.to_dict()
+    return d["corpus"], d["document_mean"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Public entry points
+
+
+def evaluation_report(ev: Evaluation, *, name: str = "system", references: str = "", limits: Limits = Limits(),
+                      ratings: Mapping[str, float] | None = None, pairs: Any = None, policy: str | TextPolicy | None = None,
+                      title: str | None = None) -> dict[str, Any]:
+    """The report data of one scored system. The line view needs the lines' alignments: an
+    evaluation made with ``edits=True`` has them; otherwise give ``pairs`` (a
+    :class:`semcer.io.pairing.Paired`) and the ``policy`` it was scored with, and the shown lines are
+    aligned again (the same alignment: it is deterministic)."""
+    system = _from_evaluation(ev, name, pairs, policy)
+    ids = [(r.id, r.doc, r.lang) for r in ev.lines]
+    return _assemble([system], ids, str(ev.signature), ev.signature.fields(), limits, ratings, None,
+                     kind="score", title=title, references=references, notes=_evaluation_notes(ev))
+
+
+def comparison_report(cmp: Comparison, *, references: Any = None, systems: Sequence[Any] | None = None,
+                      unmatched: str = "error", policy: str | TextPolicy | None = None, reference_name: str = "",
+                      limits: Limits = Limits(), ratings: Mapping[str, float] | None = None,
+                      title: str | None = None) -> dict[str, Any]:
+    """The report data of a comparison. With ``references`` and ``systems`` (the collections that
+    were compared) and the ``policy``, the shown lines are aligned again for the line view (a
+    comparison keeps only each line's statistics and judged edits); without them the page says the
+    line view is not available."""
+    out_systems = []
+    for k, (name, ev) in enumerate(zip(cmp.names, cmp.evaluations)):
+        pairs = None
+        if references is not None and systems is not None:
+            pairs = pair_collections(references, systems[k], unmatched=unmatched)
+        out_systems.append(_from_evaluation(ev, name, pairs, policy))
+    base = cmp.evaluations[0]
+    ids = [(r.id, r.doc, r.lang) for r in base.lines]
+    sig = cmp.signature.fields()
+    comparison = {
+        "baseline": cmp.names[0], "documents": cmp.documents, "level": sig.get("cmp") or "",
+        "shuffles": sig.get("ar") or "", "notes": list(cmp.notes),
+        "results": {m: {a: [_metric(r) for r in rows] for a, rows in by_agg.items()} for m, by_agg in cmp.results.items()},
+    }
+    notes: list[str] = []
+    for name, ev in zip(cmp.names, cmp.evaluations):
+        notes += [f"{name}: {n}" for n in _evaluation_notes(ev)]
+    return _assemble(out_systems, ids, str(cmp.signature), sig, limits, ratings, comparison, kind="compare",
+                     title=title, references=reference_name, notes=notes)
+
+
+def score_json_report(obj: Any, *, source: str = "SCORE.json", limits: Limits = Limits(),
+                      ratings: Mapping[str, float] | None = None, title: str | None = None) -> dict[str, Any]:
+    """The report data of a JSON written by ``semcer score --json`` (best with ``--lines --spans N``):
+    what the file lacks, the page says it cannot show."""
+    js = _ScoreJSON(obj, source)
+    system = js.system()
+    data = _assemble([system], js.ids, js.signature, js.fields, limits, ratings, None, kind="score-json",
+                     title=title, references="", notes=js.notes)
+    data["missing"] = js.missing + data["missing"]
+    return data
+
+
+def read_score_json(path: str) -> Any:
+    """A JSON document as parsed by semcer's one JSON reader (hostile JSON refused), one-line errors."""
+    text = decode(read_bytes(path, path), path)
+    value = parse(text, path)
+    if "\\u" in text:
+        check_strings(value, path)
+    return value
+
+
+def read_ratings(path: str) -> dict[str, float]:
+    """Reader ratings (JSON Lines: ``item``, ``rating`` in [0, 1] or ``level`` 0-4, optional
+    ``rater``): the mean rating of each item."""
+    sums: dict[str, list[float]] = {}
+    for where, row in read_objects(path, "a rating object {\"item\": ..., \"rating\": ...}"):
+        item = row.get("item")
+        if isinstance(item, bool) or not isinstance(item, (str, int)):
+            raise InputError(f"{where}: 'item' must be the edit's id (a string such as \"line-1:S3,3\"), "
+                             f"got {item!r}")
+        value = _rating_value(row, where)
+        acc = sums.setdefault(str(item), [0.0, 0.0])
+        acc[0] += value
+        acc[1] += 1
+    return {k: s / n for k, (s, n) in sums.items()}
+
+
+def _rating_value(row: dict[str, Any], where: str) -> float:
+    rating, level = row.get("rating"), row.get("level")
+    if rating is None and level is None:
+        raise InputError(f"{where}: give 'rating' (a number in [0, 1]) or 'level' (an integer 0-4)")
+    value = None
+    if level is not None:
+        if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level < LEVELS:
+            raise InputError(f"{where}: 'level' must be an integer from 0 to 4, got {level!r}")
+        value = RATINGS[level]
+    if rating is not None:
+        if isinstance(rating, bool) or not isinstance(rating, (int, float)) or not math.isfinite(rating) \
+                or not 0 <= rating <= 1:
+            raise InputError(f"{where}: 'rating' must be a number from 0 to 1, got {rating!r}")
+        if value is not None and abs(value - rating) > 1e-9:
+            raise InputError(f"{where}: 'rating' {rating} and 'level' {level} disagree (level k is rating k/4)")
+        value = float(rating)
+    assert value is not None
+    return value
+
+
+def score_json_blocks(ev: Evaluation, payload: dict[str, Any], spans: int) -> dict[str, Any]:
+    """``payload`` (``ev.to_dict(...)``) with the ``spans`` block of ``semcer score --json --spans N``:
+    the N most severe error spans with their marked pairs, and, when ``payload`` has line rows, each
+    row's ``ref``/``hyp`` (after the text policy) and ``edits``; needs an evaluation with its edits."""
+    judged = ev.judged or ()
+    top = heapq.nsmallest(spans, judged_spans(judged), key=_span_key) if spans else []
+    payload["spans"] = [_span_json(s) for s in top]
+    rows = payload.get("lines")
+    if rows is not None:
+        k = 0
+        for row, line in zip(rows, ev.lines):
+            al = line.alignment
+            n = len(line.edits or ())
+            mine = judged[k:k + n] if judged else [None] * n
+            k += n if judged else 0
+            if al is None:
+                continue
+            row["ref"], row["hyp"] = al.ref, al.hyp
+            ref_at, hyp_at = _offsets(al.ref_units), _offsets(al.hyp_units)
+            row["edits"] = [_edit_json(line.id, e, j, ref_at, hyp_at) for e, j in zip(line.edits or (), mine)]
+    return payload
+
+
+# ---------------------------------------------------------------------------------------------
+# From an Evaluation
+
+
+def _from_evaluation(ev: Evaluation, name: str, pairs: Any, policy: str | TextPolicy | None) -> _System:
+    judged = bool(ev.signature.judge)
+    corpus, mean = _corpus_numbers(ev)
+    system = _System(name, judged, corpus, mean, {"identity": ev.signature.judge, **ev.judge_summary} if judged else None,
+                     [r.stats for r in ev.lines], [(r.doc, r.lang) for r in ev.lines],
+                     [(d.doc, d.totals.cer, d.totals.semcer, d.totals.units) for d in ev.documents])
+    if ev.judged is not None:
+        judged_edits = ev.judged
+        system.severities = [s for s in (j.judgement.severity for j in judged_edits) if s is not None]
+        system.failed = len(judged_edits) - len(system.severities)
+        system.spans = lambda: judged_spans(judged_edits)
+        system.edit_severities = lambda: {edit_id(j.line_id, j.edit.op, j.edit.ref_pos, j.edit.hyp_pos): j.judgement.severity
+                                          for j in judged_edits if j.judgement.severity is not None}
+    system.line_view = _EvaluationLines(ev, pairs, policy)
+    return system
+
+
+class _EvaluationLines:
+    """The aligned segments of a line of an evaluation, by its index (from the kept alignment, or
+    by aligning the pair again)."""
+
+    def __init__(self, ev: Evaluation, pairs: Any, policy: str | TextPolicy | None) -> None:
+        self.ev = ev
+        self.unit = ev.signature.unit
+        self.pairs = None if pairs is None else {p.id: p for p in pairs.pairs}
+        self.policy = None
+        if pairs is not None:
+            pol = get_policy(policy)
+            if pol.hash != ev.signature.policy_hash:
+                raise InputError(f"the policy given for the line view ({pol.name}) is not the one scored "
+                                 f"({ev.signature.policy})")
+            self.policy = pol
+        self.judged: dict[str, list[JudgedEdit]] = {}
+        self.available = any(r.alignment is not None for r in ev.lines[:1]) or self.pairs is not None
+
+    def prepare(self, ks: Iterable[int]) -> None:
+        """Collect the judged edits of the lines ``ks`` (one pass over the judged edits)."""
+        want = {self.ev.lines[k].id for k in ks}
+        for j in self.ev.judged or ():
+            if j.line_id in want:
+                self.judged.setdefault(j.line_id, []).append(j)
+
+    def __call__(self, k: int) -> list[Any] | None:
+        line = self.ev.lines[k]
+        al = line.alignment
+        if al is None:
+            pair = None if self.pairs is None else self.pairs.get(line.id)
+            if pair is None or self.policy is None:
+                return None
+            al = align_one(pair.ref, pair.hyp, self.unit, self.policy, edits=True, offsets=False)  # type: ignore[arg-type]
+        judged = self.judged.get(line.id, [])
+        edits = al.edits
+        if judged and [tuple(j.edit[:5]) for j in judged] != [tuple(e[:5]) for e in edits]:
+            return None  # not the alignment that was judged (cannot happen with the same inputs)
+        marks = [(j.judgement.severity, j.judgement.mode, j.judgement.edit_class) for j in judged] or \
+            [(None, None, "")] * len(edits)
+        return _segments(al.ref_units, edits, marks)
+
+
+def _segments(ref_units: Sequence[str], edits: Sequence[Any], marks: Sequence[tuple[Any, Any, str]]) -> list[Any]:
+    """A line as matched text (strings) and edits ([op, ref_unit, hyp_unit, severity, level, class])."""
+    segs: list[Any] = []
+    rp = 0
+    for e, (sev, mode, cls) in zip(edits, marks):
+        if e.ref_pos > rp:
+            segs.append("".join(ref_units[rp:e.ref_pos]))
+        segs.append([e.op, e.ref_unit, e.hyp_unit, sev, mode, cls or ""])
+        rp = e.ref_pos + (e.op != "I")
+    if rp < len(ref_units):
+        segs.append("".join(ref_units[rp:]))
+    return segs
+
+
+def _evaluation_notes(ev: Evaluation) -> list[str]:
+    notes = []
+    if ev.skipped_empty:
+        notes.append(f"skipped {len(ev.skipped_empty)} line(s) with an empty reference (--empty-ref skip)")
+    u = ev.unmatched
+    if u.dropped_refs or u.dropped_hyps:
+        notes.append(f"dropped unmatched ids: {len(u.dropped_refs)} only in references, {len(u.dropped_hyps)} only "
+                     "in outputs (--unmatched drop)")
+    if u.empty_hyps:
+        notes.append(f"{len(u.empty_hyps)} reference(s) without an output scored against an empty output")
+    failures = ev.judge_summary.get("failures")
+    if failures:
+        notes.append(f"{failures} edit(s) could not be judged; semCER is undefined until they are (rerun to retry them)")
+    return notes
+
+
+def _metric(r: Any) -> dict[str, Any]:
+    d = r.to_dict()
+    d["significant"] = r.significant
+    return d
+
+
+# ---------------------------------------------------------------------------------------------
+# Spans
+
+
+def _span_key(s: JudgedSpan) -> tuple[bool, float, float]:
+    """The order of :func:`semcer.metrics.spans.ranked_spans`."""
+    sev, worst = s.severity, s.max_severity
+    return (sev is None, -(worst or 0.0), -(sev or 0.0))
+
+
+def _split_marked(marked: str, text: str, unit: str) -> tuple[str, str]:
+    """What stands before and after the marked unit of a marked line (``text`` the unmarked line):
+    found where the marks really are, even when the text itself holds ⟦ or ⟧."""
+    n = len(unit)
+    start = marked.find(MARK_OPEN)
+    while start >= 0:
+        end = start + 1 + n
+        if (marked[end:end + 1] == MARK_CLOSE and marked[start + 1:end] == unit and marked[:start] == text[:start]
+                and marked[end + 1:] == text[start + n:]):
+            return marked[:start], marked[end + 1:]
+        start = marked.find(MARK_OPEN, start + 1)
+    k = marked.find(MARK_OPEN)  # not a marked line of this text: the first marks, as spans.py reads them
+    k = max(k, 0)
+    close = marked.find(MARK_CLOSE, k)
+    return marked[:k], marked[close + 1:] if close >= 0 else ""
+
+
+def _span_parts(s: JudgedSpan) -> tuple[list[str], list[str]]:
+    first, last = s.edits[0].context, s.edits[-1].context
+    rh, _ = _split_marked(first.marked_ref, first.ref, first.ref_unit)
+    _, rt = _split_marked(last.marked_ref, last.ref, last.ref_unit)
+    hh, _ = _split_marked(first.marked_hyp, first.hyp, first.hyp_unit)
+    _, ht = _split_marked(last.marked_hyp, last.hyp, last.hyp_unit)
+    return [rh, s.ref_text, rt], [hh, s.hyp_text, ht]
+
+
+def _span_level(s: JudgedSpan) -> int | None:
+    modes = [j.judgement.mode for j in s.edits]
+    return None if any(m is None for m in modes) else max(m for m in modes if m is not None)
+
+
+def _span_classes(s: JudgedSpan) -> list[str]:
+    return list(dict.fromkeys(j.judgement.edit_class or "" for j in s.edits))
+
+
+def _span_json(s: JudgedSpan) -> dict[str, Any]:
+    ref, hyp = _span_parts(s)
+    return {"span_id": s.span_id, "line_id": s.line_id, "doc": s.doc, "lang": s.lang, "ref_text": s.ref_text,
+            "hyp_text": s.hyp_text, "marked_ref": s.marked_ref, "marked_hyp": s.marked_hyp, "ref_parts": ref,
+            "hyp_parts": hyp, "severity": s.severity, "max_severity": s.max_severity, "level": _span_level(s),
+            "classes": _span_classes(s),
+            "edit_ids": [edit_id(j.line_id, j.edit.op, j.edit.ref_pos, j.edit.hyp_pos) for j in s.edits]}
+
+
+def _clip_head(text: str, n: int) -> str:
+    g = graphemes(text)
+    return text if len(g) <= n else "…" + "".join(g[-n:])
+
+
+def _clip_tail(text: str, n: int) -> str:
+    g = graphemes(text)
+    return text if len(g) <= n else "".join(g[:n]) + "…"
+
+
+def _clip_mid(text: str, n: int) -> str:
+    g = graphemes(text)
+    return text if len(g) <= n else "".join(g[:n]) + " …"
+
+
+def _span_entry(sys_index: int, line_index: int, span_id: str, line_id: str, doc: str, lang: str, ref: Sequence[str],
+                hyp: Sequence[str], sev: float | None, worst: float | None, n_edits: int, classes: list[str],
+                level: int | None, limits: Limits) -> dict[str, Any]:
+    number = span_id.rsplit("#", 1)[-1]
+    return {
+        "s": sys_index, "k": line_index, "n": int(number) if number.isdigit() else 0, "id": span_id, "lid": line_id,
+        "doc": doc, "lang": lang,
+        "ref": [_clip_head(ref[0], limits.clip), _clip_mid(ref[1], limits.span_clip), _clip_tail(ref[2], limits.clip)],
+        "hyp": [_clip_head(hyp[0], limits.clip), _clip_mid(hyp[1], limits.span_clip), _clip_tail(hyp[2], limits.clip)],
+        "sev": sev, "max": worst, "e": n_edits, "cls": classes, "lvl": level,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Assembling the report
+
+
+def _assemble(systems: list[_System], ids: list[tuple[str, str, str | None]], signature: str,
+              fields: Mapping[str, Any], limits: Limits, ratings: Mapping[str, float] | None,
+              comparison: dict[str, Any] | None, *, kind: str, title: str | None, references: str,
+              notes: list[str]) -> dict[str, Any]:
+    index = {line_id: k for k, (line_id, _, _) in enumerate(ids)}
+    judged = any(s.judged for s in systems)
+    missing: list[str] = []
+
+    spans, span_total = _top_spans(systems, index, limits)
+    differ = _differ(systems, limits) if len(systems) > 1 and judged else []
+    shown, line_notes = _choose_lines(systems, limits, [d["k"] for d in differ])
+    available = [s.line_view is not None and getattr(s.line_view, "available", True) for s in systems]
+    if not any(available):
+        missing.append("the line view: these results keep no line texts (for a score JSON, write it with "
+                       "--lines --spans N)")
+        shown = []
+    for s, ok in zip(systems, available):
+        if ok and hasattr(s.line_view, "prepare"):
+            s.line_view.prepare(shown)
+    budget = limits.text_budget
+    lines: list[dict[str, Any]] = []
+    for k in shown:
+        views = []
+        size = 0
+        for s, ok in zip(systems, available):
+            segs = s.line_view(k) if ok else None
+            st = s.stats[k]
+            if segs is not None:
+                size += sum(len(x) if isinstance(x, str) else len(x[1]) + len(x[2]) for x in segs)
+            views.append({"cer": st.cer, "semcer": st.semcer, "units": st.units, "edits": st.edits,
+                          "severity": st.severity, "segs": segs})
+        if size > budget:
+            line_notes.append(f"the line view stops at {len(lines)} lines: the next one would pass the budget of "
+                              f"{limits.text_budget:,} characters of line text")
+            break
+        budget -= size
+        line_id, doc, lang = ids[k]
+        lines.append({"k": k, "id": line_id, "doc": doc, "lang": lang or "und", "sys": views})
+    shown_set = {ln["k"] for ln in lines}
+    differ = [d for d in differ if d["k"] in shown_set]
+    for sp in spans:
+        sp["shown"] = sp["k"] in shown_set
+
+    languages = _languages(systems)
+    plots = _plots(systems, languages, limits, ratings, missing, notes)
+    return {
+        "format": REPORT_FORMAT, "kind": kind, "version": __version__,
+        "title": title or _default_title(systems, references),
+        "references": references,
+        "signature": signature, "signature_fields": dict(fields),
+        "judged": judged,
+        "systems": [{"name": s.name, "corpus": s.corpus, "document_mean": s.document_mean, "judge": s.judge,
+                     "span_total": s.span_total} for s in systems],
+        "comparison": comparison,
+        "languages": languages,
+        "spans": spans, "span_total": span_total,
+        "lines": lines, "line_total": len(ids) or int(systems[0].corpus.get("lines") or 0),
+        "lines_with_edits": sum(1 for k in range(len(ids)) if any(s.stats[k].edits for s in systems)),
+        "differ": differ,
+        "plots": plots,
+        "limits": limits.to_dict(),
+        "levels": [{"level": k, "rating": RATINGS[k], "name": LEVEL_NAMES[k]} for k in range(LEVELS)],
+        "notes": notes + line_notes,
+        "missing": missing,
+    }
+
+
+def _default_title(systems: list[_System], references: str) -> str:
+    names = ", ".join(s.name for s in systems)
+    return f"semcer report: {names}" + (f" against {references}" if references else "")
+
+
+def _top_spans(systems: list[_System], index: Mapping[str, int], limits: Limits) -> tuple[list[dict[str, Any]], int]:
+    """The ``limits.spans`` most severe spans of all systems together (ties: system order, then corpus
+    order), and how many spans there are in all."""
+    counter = itertools.count()
+    counts = [0] * len(systems)
+
+    def keyed(si: int, spans: Iterable[Any]) -> Iterator[tuple[tuple[tuple[bool, float, float], int], int, Any]]:
+        for sp in spans:
+            counts[si] += 1
+            yield (_span_key(sp) if isinstance(sp, JudgedSpan) else sp["_key"], next(counter)), si, sp
+
+    streams = [keyed(si, s.spans()) for si, s in enumerate(systems) if s.spans is not None]
+    top = heapq.nsmallest(limits.spans, itertools.chain.from_iterable(streams), key=lambda t: t[0])
+    for si, s in enumerate(systems):
+        if s.span_total is None and s.spans is not None:
+            s.span_total = counts[si]
+    entries = []
+    for _, si, sp in top:
+        if isinstance(sp, JudgedSpan):
+            ref, hyp = _span_parts(sp)
+            entries.append(_span_entry(si, index.get(sp.line_id, -1), sp.span_id, sp.line_id, sp.doc, sp.lang, ref, hyp,
+                                       sp.severity, sp.max_severity, len(sp.edits), _span_classes(sp), _span_level(sp),
+                                       limits))
+        else:
+            entries.append(_span_entry(si, index.get(sp["line_id"], -1), sp["span_id"], sp["line_id"], sp["doc"],
+                                       sp["lang"], sp["ref_parts"], sp["hyp_parts"], sp["severity"], sp["max_severity"],
+                                       sp["n_edits"], sp["classes"], sp["level"], limits))
+    return entries, sum(s.span_total or 0 for s in systems)
+
+
+def _line_rank(systems: list[_System], k: int) -> tuple[float, int]:
+    sev = max(-1.0 if s.stats[k].severity is None else float(s.stats[k].severity) for s in systems)  # type: ignore[arg-type]
+    return (-sev, -max(s.stats[k].edits for s in systems))
+
+
+def _choose_lines(systems: list[_System], limits: Limits, extra: Sequence[int]) -> tuple[list[int], list[str]]:
+    """The most severe lines (any system), with edits, then the comparison's most differing lines."""
+    n = len(systems[0].stats)
+    with_edits = (k for k in range(n) if any(s.stats[k].edits for s in systems))
+    top = heapq.nsmallest(limits.lines, with_edits, key=lambda k: (_line_rank(systems, k), k))
+    chosen = list(dict.fromkeys([*top, *extra]))
+    return chosen, []
+
+
+def _differ(systems: list[_System], limits: Limits) -> list[dict[str, Any]]:
+    """Lines whose semCER differs most between the systems (max - min over systems)."""
+    n = len(systems[0].stats)
+    rows = []
+    for k in range(n):
+        values = [s.stats[k].semcer for s in systems]
+        if any(v is None for v in values):
+            continue
+        spread = max(values) - min(values)  # type: ignore[type-var,operator]
+        if spread > 0:
+            rows.append((spread, k, values))
+    top = heapq.nsmallest(limits.differ, rows, key=lambda t: (-t[0], t[1]))
+    return [{"k": k, "v": values, "d": spread} for spread, k, values in top]
+
+
+def _languages(systems: list[_System]) -> list[dict[str, Any]]:
+    order: dict[str, list[Any]] = {}
+    for si, s in enumerate(systems):
+        if s.languages is not None:
+            for given in s.languages:
+                order.setdefault(given["lang"], [None] * len(systems))[si] = {k: v for k, v in given.items() if k != "lang"}
+            continue
+        lines = [LineResult(f"{k}", d, lang, st) for k, (st, (d, lang)) in enumerate(zip(s.stats, s.line_keys))]
+        for g in breakdown(lines, "lang", judged=s.judged):
+            a = g.aggregation
+            row = order.setdefault(g.key, [None] * len(systems))
+            row[si] = {"cer": a.corpus.cer, "cer_mean": a.document_mean_cer,
+                       "semcer": a.corpus.semcer if s.judged else None,
+                       "semcer_mean": a.document_mean_semcer if s.judged else None,
+                       "edits": a.corpus.edits, "units": a.corpus.units, "lines": g.lines,
+                       "documents": a.documents_defined}
+    return [{"lang": lang, "systems": rows} for lang, rows in order.items()]
+
+
+# ---------------------------------------------------------------------------------------------
+# Plots, as plain data
+
+
+def _plots(systems: list[_System], languages: list[dict[str, Any]], limits: Limits,
+           ratings: Mapping[str, float] | None, missing: list[str], notes: list[str]) -> list[dict[str, Any]]:
+    plots: list[dict[str, Any]] = []
+    if any(s.judged for s in systems):
+        if all(s.severities is not None for s in systems):
+            plots.append(_severity_plot(systems))
+        else:
+            missing.append("the severity distribution: it needs every edit's severity (a score JSON written with "
+                           "--lines --spans N has them)")
+        plots.append(_documents_plot(systems, limits))
+    else:
+        missing.append("semCER, the ranked list and the severity plots: no judge was run (CER only)")
+    plots.append(_languages_plot(systems, languages, limits, notes))
+    if ratings is None:
+        missing.append("the top-of-list curve (paper, Figure 3): it appears with reader ratings (--ratings FILE: JSON "
+                       "Lines of {\"item\": EDIT_ID, \"rating\": 0..1})")
+    else:
+        curve = _curve(systems, ratings, limits, notes)
+        if curve is None:
+            missing.append("the top-of-list curve: no rated item is a judged edit of these results")
+        else:
+            plots.append(curve)
+    return plots
+
+
+def _severity_plot(systems: list[_System]) -> dict[str, Any]:
+    """Share of each system's edits per severity bin (20 bins of 0.05)."""
+    series = []
+    for s in systems:
+        counts = [0] * SEVERITY_BINS
+        for v in s.severities or ():
+            counts[min(int(v * SEVERITY_BINS), SEVERITY_BINS - 1)] += 1
+        n = sum(counts)
+        series.append({"name": s.name, "values": [c / n if n else 0.0 for c in counts], "n": n, "failed": s.failed})
+    return {"id": "severity", "kind": "histogram", "title": "Severity of each edit",
+            "x_label": "severity (expected rating)", "y_label": "share of the system's edits",
+            "edges": [k / SEVERITY_BINS for k in range(SEVERITY_BINS + 1)], "series": series}
+
+
+def _documents_plot(systems: list[_System], limits: Limits) -> dict[str, Any]:
+    """One point per document and system (the largest documents when there are too many)."""
+    series = []
+    cut = False
+    for s in systems:
+        docs = [(d, c, m, u) for d, c, m, u in s.documents if c is not None and m is not None]
+        if len(docs) > limits.documents:
+            cut = True
+            docs = heapq.nlargest(limits.documents, docs, key=lambda t: t[3])
+        series.append({"name": s.name, "points": [[c, m] for _, c, m, _ in docs], "labels": [d for d, _, _, _ in docs]})
+    return {"id": "documents", "kind": "scatter", "title": "CER against semCER per document", "x_label": "CER",
+            "y_label": "semCER", "series": series, "diagonal": True,
+            "note": f"the {limits.documents:,} largest documents of each system" if cut else ""}
+
+
+def _languages_plot(systems: list[_System], languages: list[dict[str, Any]], limits: Limits,
+                    notes: list[str]) -> dict[str, Any]:
+    langs = languages
+    if len(langs) > limits.languages:
+        langs = sorted(langs, key=lambda g: -max((r or {}).get("units", 0) for r in g["systems"]))[: limits.languages]
+        notes.append(f"the per-language plot shows the {limits.languages} languages with most reference units")
+    series: list[dict[str, Any]] = []
+    for si, s in enumerate(systems):
+        series.append({"name": f"{s.name} · CER", "system": si, "metric": "cer",
+                       "values": [(g["systems"][si] or {}).get("cer") for g in langs]})
+        if s.judged:
+            series.append({"name": f"{s.name} · semCER", "system": si, "metric": "semcer",
+                           "values": [(g["systems"][si] or {}).get("semcer") for g in langs]})
+    return {"id": "languages", "kind": "bars", "title": "CER and semCER per language (corpus)", "x_label": "language",
+            "y_label": "rate", "groups": [g["lang"] for g in langs], "series": series}
+
+
+def _curve(systems: list[_System], ratings: Mapping[str, float], limits: Limits, notes: list[str]
+           ) -> dict[str, Any] | None:
+    """Share of the reader-rated damage caught after checking a share of the rated edits, in the
+    judge's order, in the readers' own order (the ceiling) and at random (the diagonal); the first
+    half of the list, the rule at 10 %."""
+    series: list[dict[str, Any]] = []
+    for s in systems:
+        if s.edit_severities is None:
+            continue
+        sev = s.edit_severities()
+        pool = [(sev[i], r) for i, r in ratings.items() if i in sev]
+        total = math.fsum(r for _, r in pool)
+        if len(pool) < 2 or total <= 0:
+            continue
+        judge_order = [r for _, r in sorted(pool, key=lambda t: -t[0])]
+        ceiling = sorted((r for _, r in pool), reverse=True)
+        label = f"{s.name}: " if len(systems) > 1 else ""
+        series.append({"name": f"{label}judge's order", "points": _gain(judge_order, total, limits.curve_points),
+                       "system": len(series)})
+        series.append({"name": f"{label}readers' order (ceiling)", "points": _gain(ceiling, total, limits.curve_points),
+                       "dashed": True, "system": len(series) - 1})
+        notes.append(f"top-of-list curve of {s.name}: {len(pool)} rated edits ({len(ratings) - len(pool)} rated "
+                     "items are not edits of these results)")
+    if not series:
+        return None
+    return {"id": "top-of-list", "kind": "curve", "title": "Top of the list: reader-rated damage caught",
+            "x_label": "share of the rated edits checked", "y_label": "share of the reader-rated damage caught",
+            "series": series, "x_max": 0.5, "rule": 0.1, "diagonal": True}
+
+
+def _gain(order: Sequence[float], total: float, points: int) -> list[list[float]]:
+    n = len(order)
+    cum = list(itertools.accumulate(order))
+    step = max(1, n // points)
+    ks = sorted({0, *range(step, n + 1, step), n})
+    return [[k / n, (cum[k - 1] if k else 0.0) / total] for k in ks]
+
+
+# ---------------------------------------------------------------------------------------------
+# The score JSON (semcer score --json [--lines] [--spans N])
+
+
+def _offsets(units: Sequence[str]) -> list[int]:
+    """Code-point offset of each unit in the joined text (and the length at the end)."""
+    return [0, *itertools.accumulate(len(u) for u in units)]
+
+
+def _edit_json(line_id: str, e: Any, j: JudgedEdit | None, ref_at: list[int], hyp_at: list[int]) -> dict[str, Any]:
+    g = None if j is None else j.judgement
+    return {"edit_id": edit_id(line_id, e.op, e.ref_pos, e.hyp_pos), "op": e.op, "ref_pos": e.ref_pos,
+            "hyp_pos": e.hyp_pos, "ref_at": ref_at[e.ref_pos], "hyp_at": hyp_at[e.hyp_pos], "ref_unit": e.ref_unit,
+            "hyp_unit": e.hyp_unit, "severity": None if g is None else g.severity,
+            "mode": None if g is None else g.mode, "edit_class": "" if g is None else g.edit_class}
+
+
+class _ScoreJSON:
+    """A ``semcer score --json`` document, checked field by field (a hostile file is refused with
+    one line naming the field)."""
+
+    def __init__(self, obj: Any, source: str) -> None:
+        self.source = source
+        self.notes: list[str] = []
+        self.missing: list[str] = []
+        if not isinstance(obj, dict):
+            raise InputError(f"{source}: not a `semcer score --json` output (expected a JSON object); write one with "
+                             "semcer score REFS HYPS --json --lines --spans 2000 -o SCORE.json")
+        if "systems" in obj and "baseline" in obj:
+            raise InputError(f"{source}: a `semcer compare --json` output holds no lines or edits; make the report from "
+                             "the inputs: semcer report REFS SYS1 SYS2 --html FILE")
+        for key in ("signature", "corpus", "document_mean"):
+            if key not in obj:
+                raise InputError(f"{source}: not a `semcer score --json` output (no {key!r}); write one with "
+                                 "semcer score REFS HYPS --json --lines --spans 2000 -o SCORE.json")
+        self.obj = obj
+        self.signature = self._str(obj, "signature")
+        fields = obj.get("signature_fields")
+        self.fields: dict[str, Any] = {k: v for k, v in fields.items() if isinstance(v, (str, type(None)))} \
+            if isinstance(fields, dict) else {}
+        self.judged = bool(self.fields.get("judge")) or "semcer" in self._dict(obj, "corpus")
+        rows = obj.get("lines")
+        if rows is not None and not isinstance(rows, list):
+            raise InputError(f"{source}: 'lines' must be a list of line rows")
+        self.rows: list[dict[str, Any]] = []
+        for n, row in enumerate(rows or []):
+            if not isinstance(row, dict):
+                raise InputError(f"{source}: lines[{n}] must be an object")
+            self.rows.append(row)
+        if rows is None:
+            self.missing.append("the line view: the file has no line rows (write it with --lines --spans N)")
+            if "by_lang" not in obj:
+                self.missing.append("the per-language summary: the file has neither line rows nor by_lang (write it "
+                                    "with --lines, or --by lang)")
+        self.ids = [(self._str(r, "id", f"lines[{n}]"), self._str(r, "doc", f"lines[{n}]"),
+                     self._opt_str(r, "lang", f"lines[{n}]")) for n, r in enumerate(self.rows)]
+
+    # typed access ---------------------------------------------------------------------------
+    def _where(self, key: str, where: str) -> str:
+        return f"{self.source}: {where + '.' if where else ''}{key}"
+
+    def _dict(self, obj: dict, key: str, where: str = "") -> dict[str, Any]:
+        v = obj.get(key)
+        if not isinstance(v, dict):
+            raise InputError(f"{self._where(key, where)} must be an object")
+        return v
+
+    def _str(self, obj: dict, key: str, where: str = "") -> str:
+        v = obj.get(key)
+        if not isinstance(v, str):
+            raise InputError(f"{self._where(key, where)} must be a string, got {_kind(v)}")
+        return v
+
+    def _opt_str(self, obj: dict, key: str, where: str = "") -> str | None:
+        v = obj.get(key)
+        if v is not None and not isinstance(v, str):
+            raise InputError(f"{self._where(key, where)} must be a string or null, got {_kind(v)}")
+        return v
+
+    def _num(self, obj: dict, key: str, where: str = "") -> float | None:
+        v = obj.get(key)
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise InputError(f"{self._where(key, where)} must be a number or null, got {_kind(v)}")
+        return v
+
+    def _int(self, obj: dict, key: str, where: str = "") -> int:
+        v = obj.get(key)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise InputError(f"{self._where(key, where)} must be a count (an integer >= 0), got {_kind(v)}")
+        return v
+
+    def _numbers(self, block: dict, where: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in block.items():
+            if isinstance(value, bool) or value is None or isinstance(value, (int, float)):
+                out[key] = self._num(block, key, where) if not isinstance(value, bool) else value
+        return out
+
+    # the system -----------------------------------------------------------------------------
+    def system(self) -> _System:
+        obj = self.obj
+        corpus = self._numbers(self._dict(obj, "corpus"), "corpus")
+        mean = self._numbers(self._dict(obj, "document_mean"), "document_mean")
+        judge = obj.get("judge")
+        judge = {k: v for k, v in judge.items() if isinstance(v, (str, int, float, type(None))) and not isinstance(v, bool)} \
+            if isinstance(judge, dict) else None
+        stats = []
+        severities: list[float] | None = []
+        failed = 0
+        by_id: dict[str, float] = {}
+        texts: dict[int, tuple[str, str, list[dict[str, Any]]]] = {}
+        for n, row in enumerate(self.rows):
+            w = f"lines[{n}]"
+            sev = self._num(row, "severity", w)
+            stats.append(LineStats(self._int(row, "substitutions", w), self._int(row, "deletions", w),
+                                   self._int(row, "insertions", w), self._int(row, "units", w), sev))
+            edits = row.get("edits")
+            if edits is None or "ref" not in row:
+                severities = None
+                continue
+            if not isinstance(edits, list):
+                raise InputError(f"{self._where('edits', w)} must be a list")
+            checked = []
+            for m, e in enumerate(edits):
+                we = f"{w}.edits[{m}]"
+                if not isinstance(e, dict):
+                    raise InputError(f"{self.source}: {we} must be an object")
+                op = self._str(e, "op", we)
+                if op not in ("S", "D", "I"):
+                    raise InputError(f"{self.source}: {we}.op must be S, D or I, got {op!r}")
+                s = self._num(e, "severity", we)
+                if s is not None and not 0 <= s <= 1:
+                    raise InputError(f"{self.source}: {we}.severity must be in [0, 1], got {s}")
+                mode = e.get("mode")
+                if mode is not None and (isinstance(mode, bool) or not isinstance(mode, int) or not 0 <= mode < LEVELS):
+                    raise InputError(f"{self.source}: {we}.mode must be a level 0-4 or null, got {_kind(mode)}")
+                item = {"op": op, "ref_at": self._int(e, "ref_at", we), "ref_unit": self._str(e, "ref_unit", we),
+                        "hyp_unit": self._str(e, "hyp_unit", we), "severity": s, "mode": mode,
+                        "edit_class": self._opt_str(e, "edit_class", we) or ""}
+                checked.append(item)
+                if s is None:
+                    failed += 1
+                else:
+                    if severities is not None:
+                        severities.append(s)
+                    eid = e.get("edit_id")
+                    if isinstance(eid, str):
+                        by_id[eid] = s
+            texts[n] = (self._str(row, "ref", w), self._str(row, "hyp", w), checked)
+        if not self.rows:
+            severities = None
+        docs = []
+        raw_docs = obj.get("documents")
+        if isinstance(raw_docs, list):
+            for n, d in enumerate(raw_docs):
+                if not isinstance(d, dict):
+                    raise InputError(f"{self.source}: documents[{n}] must be an object")
+                w = f"documents[{n}]"
+                docs.append((self._str(d, "doc", w), self._num(d, "cer", w), self._num(d, "semcer", w),
+                             self._int(d, "units", w)))
+        spans = obj.get("spans")
+        span_rows = None
+        if spans is None:
+            self.missing.append("the ranked list of error spans: the file has no spans (write it with --spans N)")
+        elif not isinstance(spans, list):
+            raise InputError(f"{self.source}: 'spans' must be a list")
+        else:
+            span_rows = [self._span(sp, n) for n, sp in enumerate(spans)]
+        if span_rows is not None and len(span_rows) and "spans" in obj:
+            self.notes.append(f"the file holds the {len(span_rows):,} most severe spans (semcer score --spans "
+                              f"{len(span_rows)}); the ranked list shows no more than those")
+        system = _System(self.source, self.judged, corpus, mean, judge, stats, [(d, lang) for _, d, lang in self.ids],
+                         docs, severities, failed)
+        if not self.rows and isinstance(obj.get("by_lang"), list):
+            system.languages = [self._language(g, n) for n, g in enumerate(obj["by_lang"])]
+        if span_rows is not None:
+            system.spans = lambda: span_rows
+        if texts:
+            system.edit_severities = lambda: by_id
+            system.line_view = _JSONLines(texts, self.source)
+        elif self.rows:
+            self.missing.append("the line view: the line rows carry no texts (write the JSON with --lines --spans N)")
+        return system
+
+    def _language(self, g: Any, n: int) -> dict[str, Any]:
+        w = f"by_lang[{n}]"
+        if not isinstance(g, dict):
+            raise InputError(f"{self.source}: {w} must be an object")
+        mean = self._dict(g, "document_mean", w)
+        return {"lang": self._str(g, "lang", w), "cer": self._num(g, "cer", w), "cer_mean": self._num(mean, "cer", w),
+                "semcer": self._num(g, "semcer", w), "semcer_mean": self._num(mean, "semcer", w),
+                "edits": self._int(g, "edits", w), "units": self._int(g, "units", w), "lines": self._int(g, "lines", w),
+                "documents": self._int(mean, "documents", w)}
+
+    def _span(self, sp: Any, n: int) -> dict[str, Any]:
+        w = f"spans[{n}]"
+        if not isinstance(sp, dict):
+            raise InputError(f"{self.source}: {w} must be an object")
+        parts = {}
+        for key in ("ref_parts", "hyp_parts"):
+            v = sp.get(key)
+            if not (isinstance(v, list) and len(v) == 3 and all(isinstance(x, str) for x in v)):
+                raise InputError(f"{self.source}: {w}.{key} must be three strings (before, span, after)")
+            parts[key] = v
+        sev, worst = self._num(sp, "severity", w), self._num(sp, "max_severity", w)
+        level = sp.get("level")
+        if level is not None and (isinstance(level, bool) or not isinstance(level, int) or not 0 <= level < LEVELS):
+            raise InputError(f"{self.source}: {w}.level must be a level 0-4 or null")
+        classes = sp.get("classes", [])
+        if not (isinstance(classes, list) and all(isinstance(c, str) for c in classes)):
+            raise InputError(f"{self.source}: {w}.classes must be a list of strings")
+        ids = sp.get("edit_ids", [])
+        return {"span_id": self._str(sp, "span_id", w), "line_id": self._str(sp, "line_id", w),
+                "doc": self._str(sp, "doc", w), "lang": self._str(sp, "lang", w), **parts, "severity": sev,
+                "max_severity": worst, "level": level, "classes": classes,
+                "n_edits": len(ids) if isinstance(ids, list) else 1,
+                "_key": (sev is None, -(worst or 0.0), -(sev or 0.0))}
+
+
+class _JSONLines:
+    """Segments of a line from a score JSON's ``ref`` and the edits' ``ref_at`` offsets; the output
+    rebuilt from them must be the row's ``hyp``, or the row is refused."""
+
+    def __init__(self, texts: dict[int, tuple[str, str, list[dict[str, Any]]]], source: str) -> None:
+        self.texts = texts
+        self.source = source
+        self.available = True
+
+    def __call__(self, k: int) -> list[Any] | None:
+        got = self.texts.get(k)
+        if got is None:
+            return None
+        ref, hyp, edits = got
+        segs: list[Any] = []
+        at = 0
+        out = []
+        for e in edits:
+            pos = e["ref_at"]
+            if pos < at or pos > len(ref):
+                raise InputError(f"{self.source}: lines[{k}]: an edit's ref_at {pos} is out of order or past the text")
+            if pos > at:
+                segs.append(ref[at:pos])
+                out.append(ref[at:pos])
+            unit = e["ref_unit"]
+            if e["op"] != "I":
+                if ref[pos:pos + len(unit)] != unit:
+                    raise InputError(f"{self.source}: lines[{k}]: edit at {pos} does not match the reference text")
+                at = pos + len(unit)
+            else:
+                at = pos
+            out.append(e["hyp_unit"])
+            segs.append([e["op"], unit if e["op"] != "I" else "", e["hyp_unit"] if e["op"] != "D" else "",
+                         e["severity"], e["mode"], e["edit_class"]])
+        if at < len(ref):
+            segs.append(ref[at:])
+            out.append(ref[at:])
+        if "".join(out) != hyp:
+            raise InputError(f"{self.source}: lines[{k}]: the edits do not turn 'ref' into 'hyp'")
+        return segs
+
+
+def _kind(v: Any) -> str:
+    names = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean",
+             type(None): "null", dict: "an object"}
+    return names.get(type(v), type(v).__name__)
