@@ -48,7 +48,7 @@ from semcer.alignment.line import LineResult, LineStats
 from semcer.api.comparison import Comparison
 from semcer.errors import InputError
 from semcer.io.edits import edit_id
-from semcer.io.jsonl import check_strings, decode, parse, read_bytes, read_objects
+from semcer.io.jsonl import MalformedJSON, check_strings, decode, parse, read_bytes, read_objects
 from semcer.io.pairing import pair_collections
 from semcer.judges.distribution import LEVELS, RATINGS
 from semcer.metrics.breakdown import breakdown
@@ -182,7 +182,12 @@ def score_json_report(obj: Any, *, source: str = "SCORE.json", limits: Limits = 
 def read_score_json(path: str) -> Any:
     """A JSON document as parsed by semcer's one JSON reader (hostile JSON refused), one-line errors."""
     text = decode(read_bytes(path, path), path)
-    value = parse(text, path)
+    try:
+        value = parse(text, path)
+    except MalformedJSON as exc:
+        reason = str(exc).removeprefix(f"{path}: ")
+        raise InputError(f"{path}: not a `semcer score --json` output ({reason}); with one input, semcer report reads "
+                         "such a file; to score a system give REFS and SYS: semcer report REFS SYS --html FILE") from None
     if "\\u" in text:
         check_strings(value, path)
     return value
@@ -788,12 +793,12 @@ class _ScoreJSON:
             raise InputError(f"{self._where(key, where)} must be a count (an integer >= 0), got {_kind(v)}")
         return v
 
+    _NUMBERS = ("cer", "semcer", "severity", "edits", "substitutions", "deletions", "insertions", "units", "lines",
+                "documents", "documents_failed")
+
     def _numbers(self, block: dict, where: str) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for key, value in block.items():
-            if isinstance(value, bool) or value is None or isinstance(value, (int, float)):
-                out[key] = self._num(block, key, where) if not isinstance(value, bool) else value
-        return out
+        """The known numbers of a block (each a number or null, or the file is refused); others left out."""
+        return {key: self._num(block, key, where) for key in self._NUMBERS if key in block}
 
     # the system -----------------------------------------------------------------------------
     def system(self) -> _System:

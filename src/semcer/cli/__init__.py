@@ -19,6 +19,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "cer",
     "score",
     "compare",
+    "report",
     "judge",
     "policies",
     "store",
@@ -34,6 +35,7 @@ semcer measures OCR and VLM transcriptions against references.
   semcer cer REFS HYPS        character error rate, every convention declared
   semcer score REFS HYPS      CER and semCER: each grapheme edit charged a severity by a judge
   semcer compare REFS A B...  systems against a baseline: paired intervals over documents, a CI gate
+  semcer report REFS SYS...   an HTML report: summary, ranked error spans, aligned lines, plots
   semcer judge REFS HYPS      judge a corpus's edits into a store (e.g. with an LLM server)
   semcer judge-eval LABELS    how well a judge agrees with labelled edits
   semcer meta-eval ...        scores against reader ratings and reader preferences

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from semcer.cli.options import add_input_options, add_judge_options, add_output_options, judge_from_args, show_progress
+from semcer.cli.report import add_report_options, check_report_options, report_compare
 
 HELP = """\
 Compare systems against the first one (the baseline) on the same references: CER and semCER of
@@ -55,6 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="exit 3 when a system is worse than the baseline by more than MARGIN, the interval excluding it "
                    "(repeatable)")
     p.add_argument("--no-judge", action="store_true", dest="no_judge", help="compare CER only (no semCER)")
+    add_report_options(p)
     add_judge_options(p)
     p.set_defaults(func=run)
 
@@ -67,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
     gates = [Gate.parse(g) for g in args.fail_if_worse or []]
     check_paths(args, {"REFS": args.refs, **{f"SYS{k + 1}": h for k, h in enumerate(args.hyps)}})
+    check_report_options(args)
     names = args.names.split(",") if args.names else list(args.hyps)
     refs, systems = load_collections(args)
     judge = None if args.no_judge else judge_from_args(args)
@@ -76,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
                          seed=args.seed, confidence=args.confidence, method=args.method,
                          progress=show_progress(args))
     emit(dumps(result.to_dict()) if args.json else render_comparison(result), args.output)
+    report_compare(args, result, refs, systems)
     failures = [line for gate in gates for line in gate.failures(result)]
     for line in failures:
         print(f"semcer: gate: {line}", file=sys.stderr)

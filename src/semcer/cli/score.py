@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from semcer.api import evaluate
+from semcer.api.report import score_json_blocks
 from semcer.cli.common import Steps, batch_work, beside_cer, check_paths, item_name, load_pairs
 from semcer.cli.options import (
     add_input_options,
@@ -17,6 +18,8 @@ from semcer.cli.options import (
     show_progress,
     use_color,
 )
+from semcer.cli.report import add_report_options, check_report_options, report_score
+from semcer.errors import SemcerError
 from semcer.io.edits import ranked, write_edits
 from semcer.io.json import dumps, emit
 from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
@@ -59,13 +62,22 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="show the N most severe edits with their marked pair (default: %(default)s; 0 hides them)")
     p.add_argument("--by-edit", action="store_true", dest="by_edit",
                    help="list single edits in the top list instead of error spans (adjacent edits of a line together)")
+    p.add_argument("--spans", type=int, metavar="N",
+                   help="with --json, add the N most severe error spans (marked pairs, severities, classes, levels); with "
+                   "--lines too, each line row gets its ref/hyp after the text policy and its edits (what `semcer report "
+                   "SCORE.json` needs for the ranked list and the line view)")
+    add_report_options(p)
     add_judge_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     check_int(args, "top", 0, meaning=" (0 hides the edits)")
+    check_int(args, "spans", 1)
+    if args.spans is not None and not args.json:
+        raise SemcerError("--spans N adds the spans to the JSON: give --json too")
     check_paths(args, {"REFS": args.refs, "HYPS": args.hyps})  # before any work
+    check_report_options(args)
     steps = Steps(args)
     with steps.step("read and paired the inputs"):
         paired = load_pairs(args)
@@ -75,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
                           store=args.store, edits=True, progress=show_progress(args))
     steps.say(f"judge {result.signature.judge}: {result.judge_summary}")
     _emit_score(args, result, *beside_cer(args, paired))  # the score first: a failing edits file cannot lose it
+    report_score(args, result, references=args.refs, system=args.hyps)
     if args.edits:
         write_edits(args.edits, result.judged or [])
     return 1 if result.judge_summary.get("failures") else 0
@@ -83,7 +96,10 @@ def run(args: argparse.Namespace) -> int:
 def _emit_score(args: argparse.Namespace, result: Any, blocks: dict[str, Any], extra: str) -> None:
     by = tuple(args.by or ())
     if args.json:
-        emit(dumps({**result.to_dict(lines=args.lines, by=by), **blocks}), args.output)
+        payload = {**result.to_dict(lines=args.lines, by=by), **blocks}
+        if args.spans:
+            score_json_blocks(result, payload, args.spans)
+        emit(dumps(payload), args.output)
     else:
         text = render_evaluation(result, refs=args.refs, hyps=args.hyps, by=by, color=use_color(args),
                                  items=item_name(args)) + (f"\n\n{extra}" if extra else "")
