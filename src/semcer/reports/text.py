@@ -41,17 +41,17 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], align: str = ""
     colour (the command line asks for it only on a TTY without ``NO_COLOR``).
     """
     align = align or "l" + "r" * (len(headers) - 1)
-    headers = [safe(h) for h in headers]
-    rows = [[safe(c) for c in r] for r in rows]
+    heads = [safe(h) for h in headers]
+    cells = [[safe(c) for c in r] for r in rows]
     if color:
-        return _rich_table(headers, rows, align)
-    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows)]
+        return _rich_table(heads, cells, align)
+    widths = [max(len(str(x)) for x in col) for col in zip(heads, *cells)]
 
     def fmt(cells: Sequence[str]) -> str:
         return "  ".join(str(c).ljust(w) if a == "l" else str(c).rjust(w) for c, w, a in zip(cells, widths, align)).rstrip()
 
     rule = "  ".join("-" * w for w in widths)
-    return "\n".join([fmt(headers), rule, *(fmt(r) for r in rows)])
+    return "\n".join([fmt(heads), rule, *(fmt(r) for r in cells)])
 
 
 def _rich_table(headers: list[str], rows: list[list[str]], align: str) -> str:
