@@ -53,7 +53,7 @@ from semcer.io.pairing import pair_collections
 from semcer.judges.distribution import LEVELS, RATINGS
 from semcer.metrics.breakdown import breakdown
 from semcer.metrics.results import Evaluation
-from semcer.metrics.spans import JudgedSpan, judged_spans
+from semcer.metrics.spans import JudgedSpan, span_groups
 from semcer.store.judging import JudgedEdit
 from semcer.text.policy import TextPolicy, get_policy
 from semcer.text.units import graphemes
@@ -234,8 +234,9 @@ def score_json_blocks(ev: Evaluation, payload: dict[str, Any], spans: int) -> di
     the N most severe error spans with their marked pairs, and, when ``payload`` has line rows, each
     row's ``ref``/``hyp`` (after the text policy) and ``edits``; needs an evaluation with its edits."""
     judged = ev.judged or ()
-    top = heapq.nsmallest(spans, judged_spans(judged), key=_span_key) if spans else []
-    payload["spans"] = [_span_json(s) for s in top]
+    sev = [j.judgement.severity for j in judged]
+    top = heapq.nsmallest(spans, _lazy_spans(judged, sev), key=lambda sp: sp.key) if spans else []
+    payload["spans"] = [_span_json(sp.build()) for sp in top]
     rows = payload.get("lines")
     if rows is not None:
         k = 0
@@ -264,9 +265,10 @@ def _from_evaluation(ev: Evaluation, name: str, pairs: Any, policy: str | TextPo
                      [(d.doc, d.totals.cer, d.totals.semcer, d.totals.units) for d in ev.documents])
     if ev.judged is not None:
         judged_edits = ev.judged
-        system.severities = [s for s in (j.judgement.severity for j in judged_edits) if s is not None]
+        every = [j.judgement.severity for j in judged_edits]  # once: a judgement computes it on each call
+        system.severities = [s for s in every if s is not None]
         system.failed = len(judged_edits) - len(system.severities)
-        system.spans = lambda: judged_spans(judged_edits)
+        system.spans = lambda: _lazy_spans(judged_edits, every)
         system.edit_severities = lambda: {edit_id(j.line_id, j.edit.op, j.edit.ref_pos, j.edit.hyp_pos): j.judgement.severity
                                           for j in judged_edits if j.judgement.severity is not None}
     system.line_view = _EvaluationLines(ev, pairs, policy)
@@ -355,10 +357,39 @@ def _metric(r: Any) -> dict[str, Any]:
 # Spans
 
 
-def _span_key(s: JudgedSpan) -> tuple[bool, float, float]:
-    """The order of :func:`semcer.metrics.spans.ranked_spans`."""
-    sev, worst = s.severity, s.max_severity
-    return (sev is None, -(worst or 0.0), -(sev or 0.0))
+class _LazySpan:
+    """A span of judged edits ``judged[a:b]`` with its rank key (the order of
+    :func:`semcer.metrics.spans.ranked_spans`: failed last, worst edit, then summed severity), made
+    a :class:`JudgedSpan` only when it is shown."""
+
+    __slots__ = ("a", "b", "judged", "key", "number")
+
+    def __init__(self, judged: Sequence[JudgedEdit], a: int, b: int, number: int, key: tuple[bool, float, float]):
+        self.judged, self.a, self.b, self.number, self.key = judged, a, b, number, key
+
+    def build(self) -> JudgedSpan:
+        first = self.judged[self.a]
+        return JudgedSpan(f"{first.line_id}#{self.number}", first.line_id, first.doc, first.lang,
+                          tuple(self.judged[self.a:self.b]))
+
+
+def _lazy_spans(judged: Sequence[JudgedEdit], sev: Sequence[float | None]) -> Iterator[_LazySpan]:
+    """The spans of judged edits in corpus order (as :func:`semcer.metrics.spans.judged_spans`), keyed
+    from the severities ``sev`` computed once."""
+    k, n = 0, len(judged)
+    while k < n:
+        line = judged[k].line_id
+        end = k
+        while end < n and judged[end].line_id == line:
+            end += 1
+        for number, (a, b) in enumerate(span_groups([j.edit for j in judged[k:end]])):
+            part = sev[k + a:k + b]
+            if None in part:
+                key = (True, 0.0, 0.0)
+            else:
+                key = (False, -max(part), -math.fsum(part))  # type: ignore[type-var,arg-type,operator]
+            yield _LazySpan(judged, k + a, k + b, number, key)
+        k = end
 
 
 def _split_marked(marked: str, text: str, unit: str) -> tuple[str, str]:
@@ -518,7 +549,7 @@ def _top_spans(systems: list[_System], index: Mapping[str, int], limits: Limits)
     def keyed(si: int, spans: Iterable[Any]) -> Iterator[tuple[tuple[tuple[bool, float, float], int], int, Any]]:
         for sp in spans:
             counts[si] += 1
-            yield (_span_key(sp) if isinstance(sp, JudgedSpan) else sp["_key"], next(counter)), si, sp
+            yield (sp.key if isinstance(sp, _LazySpan) else sp["_key"], next(counter)), si, sp
 
     streams = [keyed(si, s.spans()) for si, s in enumerate(systems) if s.spans is not None]
     top = heapq.nsmallest(limits.spans, itertools.chain.from_iterable(streams), key=lambda t: t[0])
@@ -526,7 +557,8 @@ def _top_spans(systems: list[_System], index: Mapping[str, int], limits: Limits)
         if s.span_total is None and s.spans is not None:
             s.span_total = counts[si]
     entries = []
-    for _, si, sp in top:
+    for _, si, lazy in top:
+        sp = lazy.build() if isinstance(lazy, _LazySpan) else lazy
         if isinstance(sp, JudgedSpan):
             ref, hyp = _span_parts(sp)
             entries.append(_span_entry(si, index.get(sp.line_id, -1), sp.span_id, sp.line_id, sp.doc, sp.lang, ref, hyp,
