@@ -54,6 +54,7 @@ from semcer.judges.distribution import LEVELS, RATINGS
 from semcer.metrics.breakdown import breakdown
 from semcer.metrics.results import Evaluation
 from semcer.metrics.spans import JudgedSpan, span_groups
+from semcer.statistics.ranking import top_of_list
 from semcer.store.judging import JudgedEdit
 from semcer.text.policy import TextPolicy, get_policy
 from semcer.text.units import graphemes
@@ -697,26 +698,26 @@ def _languages_plot(systems: list[_System], languages: list[dict[str, Any]], lim
 def _curve(systems: list[_System], ratings: Mapping[str, float], limits: Limits, notes: list[str]
            ) -> dict[str, Any] | None:
     """Share of the reader-rated damage caught after checking a share of the rated edits, in the
-    judge's order, in the readers' own order (the ceiling) and at random (the diagonal); the first
-    half of the list, the rule at 10 %."""
+    judge's order (:func:`semcer.statistics.ranking.top_of_list`: tied severities share their
+    damage), in the readers' own order (the ceiling) and at random (the diagonal); the first half of
+    the list, the rule at 10 % (paper, Figure 3)."""
     series: list[dict[str, Any]] = []
-    for s in systems:
+    for si, s in enumerate(systems):
         if s.edit_severities is None:
             continue
         sev = s.edit_severities()
         pool = [(sev[i], r) for i, r in ratings.items() if i in sev]
-        total = math.fsum(r for _, r in pool)
-        if len(pool) < 2 or total <= 0:
+        if len(pool) < 2 or not math.fsum(r for _, r in pool) > 0:
             continue
-        judge_order = [r for _, r in sorted(pool, key=lambda t: -t[0])]
-        ceiling = sorted((r for _, r in pool), reverse=True)
+        top = top_of_list([x for x, _ in pool], [r for _, r in pool])
         label = f"{s.name}: " if len(systems) > 1 else ""
-        series.append({"name": f"{label}judge's order", "points": _gain(judge_order, total, limits.curve_points),
-                       "system": len(series)})
-        series.append({"name": f"{label}readers' order (ceiling)", "points": _gain(ceiling, total, limits.curve_points),
-                       "dashed": True, "system": len(series) - 1})
+        series.append({"name": f"{label}judge's order", "system": si,
+                       "points": _gain(top.cumulative, top.total_damage, limits.curve_points)})
+        series.append({"name": f"{label}readers' order (ceiling)", "system": si, "dashed": True,
+                       "points": _gain(top.cumulative_ceiling, top.total_damage, limits.curve_points)})
         notes.append(f"top-of-list curve of {s.name}: {len(pool)} rated edits ({len(ratings) - len(pool)} rated "
-                     "items are not edits of these results)")
+                     f"items are not edits of these results); at 10 % of the list the judge's order catches "
+                     f"{100 * top.at(0.1):.1f} % of the damage, the readers' own order {100 * top.ceiling_at(0.1):.1f} %")
     if not series:
         return None
     return {"id": "top-of-list", "kind": "curve", "title": "Top of the list: reader-rated damage caught",
@@ -724,12 +725,11 @@ def _curve(systems: list[_System], ratings: Mapping[str, float], limits: Limits,
             "series": series, "x_max": 0.5, "rule": 0.1, "diagonal": True}
 
 
-def _gain(order: Sequence[float], total: float, points: int) -> list[list[float]]:
-    n = len(order)
-    cum = list(itertools.accumulate(order))
+def _gain(cumulative: Sequence[float], total: float, points: int) -> list[list[float]]:
+    """``[share of the list, share of the damage]`` after 0..n items, at most about ``points`` of them."""
+    n = len(cumulative) - 1
     step = max(1, n // points)
-    ks = sorted({0, *range(step, n + 1, step), n})
-    return [[k / n, (cum[k - 1] if k else 0.0) / total] for k in ks]
+    return [[k / n, cumulative[k] / total] for k in sorted({0, *range(step, n + 1, step), n})]
 
 
 # ---------------------------------------------------------------------------------------------
