@@ -157,7 +157,7 @@ def test_ratings_draw_the_top_of_list_curve(capsys, tmp_path, small):
     page = out.read_text(encoding="utf-8")
     assert 'id="plot-top-of-list"' in page
     assert "2 rated edits (1 rated items are not edits of these results)" in page
-    assert "at 10 % of the list the judge's order catches" in page
+    assert "at 10 % of the list the judge's order catches" in html.unescape(page)
 
     from semcer.api.evaluation import evaluate
     from semcer.api.report import evaluation_report, read_ratings
