@@ -300,16 +300,7 @@ def meta_eval(
     rating_rows = _read(ratings, read_ratings)
     item_rows = _read(items, read_items)
     pair_rows = _read(pairs, read_pairs)
-    if item_rows is not None and rating_rows is None:
-        raise InputError("--items gives the rated items: the ratings are missing (--ratings FILE)")
-    if rating_rows is None and pair_rows is None:
-        raise InputError("nothing to meta-evaluate: give reader ratings (--ratings, with --items) or rated pairs (--pairs)")
-    if rating_rows is not None and item_rows is None and pair_rows is None and (judges or score_columns):
-        raise InputError("--judge and --score-column score the rated items: give them with --items FILE")
-    if score_columns and item_rows is None:
-        raise InputError("--score-column reads a column of the rated items: give them with --items FILE")
-    if score_columns and len(set(score_columns)) != len(score_columns):
-        raise InputError("--score-column: each column once")
+    _check_inputs(rating_rows, item_rows, pair_rows, bool(judges), score_columns)
     band_specs = [_parse_band(b) for b in bands]
     if isinstance(judges, Mapping):
         names, judge_list = [str(k) for k in judges], list(judges.values())
@@ -326,20 +317,8 @@ def meta_eval(
         boot = {"n_boot": n_boot, "seed": seed, "confidence": confidence}
         edits = langs_edits = None
         if rating_rows is not None:
-            pool = _edit_pool(rating_rows, item_rows)
-            scores = _item_scores(pool, names, opened, st, score_columns)
-            band_values = {b.name: _band_values(b, pool, scores, notes) for b in band_specs}
-            edits = _edit_study(pool, scores, band_values, min_rater_share, clear_gap, boot)
-            if not edits.panel.raters:
-                raise InputError(f"no rater rated at least {min_rater_share:g} of the {len(pool.ids)} rated items, so "
-                                 "there is no panel; lower --min-rater-share")
-            if by_lang:
-                if pool.items is None:
-                    raise InputError("--by-lang needs the items' languages: give --items FILE")
-                langs_edits = {lang: _edit_study(pool.subset(mask), _mask_scores(scores, mask),
-                                                 {k: _mask_band(v, mask) for k, v in band_values.items()},
-                                                 min_rater_share, clear_gap, boot)
-                               for lang, mask in _lang_masks([it.lang for it in pool.items])}
+            edits, langs_edits = _rated_edits(rating_rows, item_rows, names, opened, st, score_columns, band_specs,
+                                              min_rater_share, clear_gap, boot, by_lang, notes)
         pair_study = langs_pairs = None
         if pair_rows is not None:
             pscores = _pair_scores(pair_rows, names, opened, st, unit, policy)
@@ -353,6 +332,42 @@ def meta_eval(
     for lang in sorted({*(langs_edits or {}), *(langs_pairs or {})}):
         by[lang] = ((langs_edits or {}).get(lang), (langs_pairs or {}).get(lang))
     return MetaEvaluation(edits, pair_study, identities, settings, by, tuple(dict.fromkeys(notes)))
+
+
+def _check_inputs(rating_rows: Any, item_rows: Any, pair_rows: Any, judged: bool, score_columns: Sequence[str]) -> None:
+    """What can be told wrong from which inputs were given, before anything is judged."""
+    if item_rows is not None and rating_rows is None:
+        raise InputError("--items gives the rated items: the ratings are missing (--ratings FILE)")
+    if rating_rows is None and pair_rows is None:
+        raise InputError("nothing to meta-evaluate: give reader ratings (--ratings, with --items) or rated pairs (--pairs)")
+    if rating_rows is not None and item_rows is None and pair_rows is None and (judged or score_columns):
+        raise InputError("--judge and --score-column score the rated items: give them with --items FILE")
+    if score_columns and item_rows is None:
+        raise InputError("--score-column reads a column of the rated items: give them with --items FILE")
+    if score_columns and len(set(score_columns)) != len(score_columns):
+        raise InputError("--score-column: each column once")
+
+
+def _rated_edits(rating_rows: Any, item_rows: Any, names: list[str], opened: list[Any], st: Any,
+                 score_columns: Sequence[str], band_specs: list[Any], min_rater_share: float, clear_gap: float,
+                 boot: dict[str, Any], by_lang: bool, notes: list[str]) -> tuple[EditStudy, dict[str, EditStudy] | None]:
+    """The single-edit study (and one per language with ``by_lang``)."""
+    pool = _edit_pool(rating_rows, item_rows)
+    scores = _item_scores(pool, names, opened, st, score_columns)
+    band_values = {b.name: _band_values(b, pool, scores, notes) for b in band_specs}
+    edits = _edit_study(pool, scores, band_values, min_rater_share, clear_gap, boot)
+    if not edits.panel.raters:
+        raise InputError(f"no rater rated at least {min_rater_share:g} of the {len(pool.ids)} rated items, so "
+                         "there is no panel; lower --min-rater-share")
+    if not by_lang:
+        return edits, None
+    if pool.items is None:
+        raise InputError("--by-lang needs the items' languages: give --items FILE")
+    langs = {lang: _edit_study(pool.subset(mask), _mask_scores(scores, mask),
+                               {k: _mask_band(v, mask) for k, v in band_values.items()},
+                               min_rater_share, clear_gap, boot)
+             for lang, mask in _lang_masks([it.lang for it in pool.items])}
+    return edits, langs
 
 
 def _read(given: Any, reader: Callable[[Any], Any]) -> Any:

@@ -840,6 +840,26 @@ class _ScoreJSON:
         judge = obj.get("judge")
         judge = {k: v for k, v in judge.items() if isinstance(v, (str, int, float, type(None))) and not isinstance(v, bool)} \
             if isinstance(judge, dict) else None
+        stats, severities, failed, by_id, texts = self._lines()
+        docs = self._documents(obj)
+        span_rows = self._spans(obj)
+        system = _System(self.source, self.judged, corpus, mean, judge, stats, [(d, lang) for _, d, lang in self.ids],
+                         docs, severities, failed)
+        if not self.rows and isinstance(obj.get("by_lang"), list):
+            system.languages = [self._language(g, n) for n, g in enumerate(obj["by_lang"])]
+        if span_rows is not None:
+            system.spans = lambda: span_rows
+        if texts:
+            system.edit_severities = lambda: by_id
+            system.line_view = _JSONLines(texts, self.source)
+        elif self.rows:
+            self.missing.append("the line view: the line rows carry no texts (write the JSON with --lines --spans N)")
+        return system
+
+    def _lines(self) -> tuple[list[LineStats], list[float] | None, int, dict[str, float],
+                              dict[int, tuple[str, str, list[dict[str, Any]]]]]:
+        """Each line row's statistics, and from rows with their edits: the severities (None unless every
+        row has them), the failed edits, the severity of each edit id and the texts for the line view."""
         stats = []
         severities: list[float] | None = []
         failed = 0
@@ -856,35 +876,40 @@ class _ScoreJSON:
                 continue
             if not isinstance(edits, list):
                 raise InputError(f"{self._where('edits', w)} must be a list")
-            checked = []
-            for m, e in enumerate(edits):
-                we = f"{w}.edits[{m}]"
-                if not isinstance(e, dict):
-                    raise InputError(f"{self.source}: {we} must be an object")
-                op = self._str(e, "op", we)
-                if op not in ("S", "D", "I"):
-                    raise InputError(f"{self.source}: {we}.op must be S, D or I, got {op!r}")
-                s = self._num(e, "severity", we)
-                if s is not None and not 0 <= s <= 1:
-                    raise InputError(f"{self.source}: {we}.severity must be in [0, 1], got {s}")
-                mode = e.get("mode")
-                if mode is not None and (isinstance(mode, bool) or not isinstance(mode, int) or not 0 <= mode < LEVELS):
-                    raise InputError(f"{self.source}: {we}.mode must be a level 0-4 or null, got {_kind(mode)}")
-                item = {"op": op, "ref_at": self._int(e, "ref_at", we), "ref_unit": self._str(e, "ref_unit", we),
-                        "hyp_unit": self._str(e, "hyp_unit", we), "severity": s, "mode": mode,
-                        "edit_class": self._opt_str(e, "edit_class", we) or ""}
-                checked.append(item)
+            checked = [self._edit(e, f"{w}.edits[{m}]") for m, e in enumerate(edits)]
+            for e, item in zip(edits, checked):
+                s = item["severity"]
                 if s is None:
                     failed += 1
-                else:
-                    if severities is not None:
-                        severities.append(s)
-                    eid = e.get("edit_id")
-                    if isinstance(eid, str):
-                        by_id[eid] = s
+                    continue
+                if severities is not None:
+                    severities.append(s)
+                eid = e.get("edit_id")
+                if isinstance(eid, str):
+                    by_id[eid] = s
             texts[n] = (self._str(row, "ref", w), self._str(row, "hyp", w), checked)
         if not self.rows:
             severities = None
+        return stats, severities, failed, by_id, texts
+
+    def _edit(self, e: Any, we: str) -> dict[str, Any]:
+        """One edit of a line row, checked: op, offsets, units, severity in [0, 1], mode a level or null."""
+        if not isinstance(e, dict):
+            raise InputError(f"{self.source}: {we} must be an object")
+        op = self._str(e, "op", we)
+        if op not in ("S", "D", "I"):
+            raise InputError(f"{self.source}: {we}.op must be S, D or I, got {op!r}")
+        s = self._num(e, "severity", we)
+        if s is not None and not 0 <= s <= 1:
+            raise InputError(f"{self.source}: {we}.severity must be in [0, 1], got {s}")
+        mode = e.get("mode")
+        if mode is not None and (isinstance(mode, bool) or not isinstance(mode, int) or not 0 <= mode < LEVELS):
+            raise InputError(f"{self.source}: {we}.mode must be a level 0-4 or null, got {_kind(mode)}")
+        return {"op": op, "ref_at": self._int(e, "ref_at", we), "ref_unit": self._str(e, "ref_unit", we),
+                "hyp_unit": self._str(e, "hyp_unit", we), "severity": s, "mode": mode,
+                "edit_class": self._opt_str(e, "edit_class", we) or ""}
+
+    def _documents(self, obj: dict[str, Any]) -> list[tuple[str, float | None, float | None, int]]:
         docs = []
         raw_docs = obj.get("documents")
         if isinstance(raw_docs, list):
@@ -894,29 +919,20 @@ class _ScoreJSON:
                 w = f"documents[{n}]"
                 docs.append((self._str(d, "doc", w), self._num(d, "cer", w), self._num(d, "semcer", w),
                              self._int(d, "units", w)))
+        return docs
+
+    def _spans(self, obj: dict[str, Any]) -> list[dict[str, Any]] | None:
         spans = obj.get("spans")
-        span_rows = None
         if spans is None:
             self.missing.append("the ranked list of error spans: the file has no spans (write it with --spans N)")
-        elif not isinstance(spans, list):
+            return None
+        if not isinstance(spans, list):
             raise InputError(f"{self.source}: 'spans' must be a list")
-        else:
-            span_rows = [self._span(sp, n) for n, sp in enumerate(spans)]
-        if span_rows is not None and len(span_rows) and "spans" in obj:
+        span_rows = [self._span(sp, n) for n, sp in enumerate(spans)]
+        if span_rows:
             self.notes.append(f"the file holds the {len(span_rows):,} most severe spans (semcer score --spans "
                               f"{len(span_rows)}); the ranked list shows no more than those")
-        system = _System(self.source, self.judged, corpus, mean, judge, stats, [(d, lang) for _, d, lang in self.ids],
-                         docs, severities, failed)
-        if not self.rows and isinstance(obj.get("by_lang"), list):
-            system.languages = [self._language(g, n) for n, g in enumerate(obj["by_lang"])]
-        if span_rows is not None:
-            system.spans = lambda: span_rows
-        if texts:
-            system.edit_severities = lambda: by_id
-            system.line_view = _JSONLines(texts, self.source)
-        elif self.rows:
-            self.missing.append("the line view: the line rows carry no texts (write the JSON with --lines --spans N)")
-        return system
+        return span_rows
 
     def _language(self, g: Any, n: int) -> dict[str, Any]:
         w = f"by_lang[{n}]"

@@ -182,6 +182,19 @@ def _is_row(line: str) -> bool:
     return bool(_PIPE.search(s)) and (s.startswith("|") or (s.endswith("|") and not s.endswith("\\|")))
 
 
+def _block_content(line: str) -> str:
+    """A line without its block markers: quote markers, then a heading's hashes or a list (or task) marker."""
+    while q := _QUOTE.match(line):
+        line = line[q.end():]
+    if h := _ATX.match(line):
+        return _ATX_CLOSE.sub("", line[h.end():])
+    if li := _LIST.match(line):
+        line = line[li.end():]
+        if t := _TASK.match(line):
+            line = line[t.end():]
+    return line
+
+
 def strip_markdown(text: str) -> str:
     """``text`` without its Markdown and HTML markup (rules in the module documentation)."""
     if not text:
@@ -231,21 +244,7 @@ def strip_markdown(text: str) -> str:
                 continue
             if _SETEXT_EQ.match(line) and out and out[-1].strip():
                 continue
-            while True:
-                q = _QUOTE.match(line)
-                if not q:
-                    break
-                line = line[q.end():]
-            h = _ATX.match(line)
-            if h:
-                line = _ATX_CLOSE.sub("", line[h.end():])
-            else:
-                li = _LIST.match(line)
-                if li:
-                    line = line[li.end():]
-                    t = _TASK.match(line)
-                    if t:
-                        line = line[t.end():]
+            line = _block_content(line)
         line = inline(line, row)
         if not line.strip():
             continue  # the line held only markup

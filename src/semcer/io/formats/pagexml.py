@@ -175,12 +175,25 @@ def read_page_xml(root: Node, name: str, level: str, dialect: str) -> Page:
     page_el = root.find("Page")
     if page_el is None:
         raise InputError(f"{_at(name, root)}: PcGts has no Page element; a PAGE-XML file needs one")
+    skipped: list[Skipped] = []
+    chosen = _chosen_regions(page_el, root.ns, name, dialect, skipped)
+    pieces: list[Piece] = []
+    for region in chosen:
+        if level == "region":
+            _region_piece(region, name, dialect, pieces, skipped)
+        else:
+            _line_pieces(region, name, dialect, pieces, skipped)
+    return build_page(name, "page-xml", version, level, dialect, pieces, skipped, image=page_el.get("imageFilename"))
+
+
+def _chosen_regions(page_el: Node, ns: str, name: str, dialect: str, skipped: list[Skipped]) -> list[Node]:
+    """The text regions in reading order (document order without one); regions left out go to ``skipped``."""
     regions: dict[str, Node] = {}
     in_document_order: list[Node] = []
     others: set[str] = set()
     order: Node | None = None
     for node in page_el.iter():
-        if node.ns != root.ns:
+        if node.ns != ns:
             continue
         if node.name == "TextRegion":
             rid = node.get("id")
@@ -196,52 +209,54 @@ def read_page_xml(root: Node, name: str, level: str, dialect: str) -> Page:
             order = node
         elif node.name.endswith("Region") and (oid := node.get("id")) is not None:
             others.add(oid)
-    skipped: list[Skipped] = []
-    if order is not None:
-        ordered = _ordered_regions(order, regions, others, name, skipped)
-        seen: set[str] = set()
-        chosen = []
-        for region in ordered:
-            rid = region.get("id")
-            assert rid is not None
-            if rid in seen and dialect != "dinglehopper":
-                skipped.append(Skipped(rid, "TextRegion", REFERRED_AGAIN, region.line, region.column))
-                continue
-            seen.add(rid)
-            chosen.append(region)
-        for region in in_document_order:
-            if region.get("id") not in seen:
-                skipped.append(Skipped(region.get("id"), "TextRegion", NOT_IN_ORDER, region.line, region.column))
-    else:
-        chosen = in_document_order
-    pieces: list[Piece] = []
-    for region in chosen:
+    if order is None:
+        return in_document_order
+    seen: set[str] = set()
+    chosen = []
+    for region in _ordered_regions(order, regions, others, name, skipped):
         rid = region.get("id")
-        if level == "region":
-            text = _text_of(region, name)
-            if not text and dialect == "semcer":  # no region text: its lines' texts, one per line
-                text = "\n".join(t for t in (_text_of(line, name) for line in region.findall("TextLine")) if t)
-            if text:
-                pieces.append((rid, text, "TextRegion", _bbox(region, name), None, region.line, region.column))
-            else:
-                skipped.append(Skipped(rid, "TextRegion", NO_TEXT, region.line, region.column, None, _bbox(region, name)))
+        assert rid is not None
+        if rid in seen and dialect != "dinglehopper":
+            skipped.append(Skipped(rid, "TextRegion", REFERRED_AGAIN, region.line, region.column))
             continue
-        lines = region.findall("TextLine")
-        if not lines:
-            skipped.append(Skipped(rid, "TextRegion", NO_LINES, region.line, region.column))
-            continue
-        texts = [_text_of(line, name) for line in lines]
-        if dialect == "dinglehopper":
-            if "\n".join(texts) == "":
-                skipped.append(Skipped(rid, "TextRegion", NO_TEXT, region.line, region.column))
-                continue
-            for line, text in zip(lines, texts):
-                pieces.append((line.get("id"), text, "TextLine", _bbox(line, name), rid, line.line, line.column))
-            continue
+        seen.add(rid)
+        chosen.append(region)
+    for region in in_document_order:
+        if region.get("id") not in seen:
+            skipped.append(Skipped(region.get("id"), "TextRegion", NOT_IN_ORDER, region.line, region.column))
+    return chosen
+
+
+def _region_piece(region: Node, name: str, dialect: str, pieces: list[Piece], skipped: list[Skipped]) -> None:
+    """At region level: the region's text (in the semcer dialect its lines' when it has none)."""
+    rid = region.get("id")
+    text = _text_of(region, name)
+    if not text and dialect == "semcer":  # no region text: its lines' texts, one per line
+        text = "\n".join(t for t in (_text_of(line, name) for line in region.findall("TextLine")) if t)
+    if text:
+        pieces.append((rid, text, "TextRegion", _bbox(region, name), None, region.line, region.column))
+    else:
+        skipped.append(Skipped(rid, "TextRegion", NO_TEXT, region.line, region.column, None, _bbox(region, name)))
+
+
+def _line_pieces(region: Node, name: str, dialect: str, pieces: list[Piece], skipped: list[Skipped]) -> None:
+    """At line level: the region's lines (dinglehopper keeps empty lines of a region with any text)."""
+    rid = region.get("id")
+    lines = region.findall("TextLine")
+    if not lines:
+        skipped.append(Skipped(rid, "TextRegion", NO_LINES, region.line, region.column))
+        return
+    texts = [_text_of(line, name) for line in lines]
+    if dialect == "dinglehopper":
+        if "\n".join(texts) == "":
+            skipped.append(Skipped(rid, "TextRegion", NO_TEXT, region.line, region.column))
+            return
         for line, text in zip(lines, texts):
-            if text:
-                pieces.append((line.get("id"), text, "TextLine", _bbox(line, name), rid, line.line, line.column))
-            else:
-                skipped.append(Skipped(line.get("id"), "TextLine", NO_TEXT, line.line, line.column, rid,
-                                       _bbox(line, name)))
-    return build_page(name, "page-xml", version, level, dialect, pieces, skipped, image=page_el.get("imageFilename"))
+            pieces.append((line.get("id"), text, "TextLine", _bbox(line, name), rid, line.line, line.column))
+        return
+    for line, text in zip(lines, texts):
+        if text:
+            pieces.append((line.get("id"), text, "TextLine", _bbox(line, name), rid, line.line, line.column))
+        else:
+            skipped.append(Skipped(line.get("id"), "TextLine", NO_TEXT, line.line, line.column, rid,
+                                   _bbox(line, name)))

@@ -371,15 +371,12 @@ class OpenAIBackend:
         return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
     async def _read_one(self, send: Any, prompt: Prompt, labels: tuple[str, ...], stats: JudgeStats) -> Reading:
-        import httpx
-
-        c = self.config
         body = self._body(prompt)
         assert self._sem is not None
         problem = ""
         retry_after = 0.0
         attempt = 0
-        for attempt in range(c.max_retries + 1):
+        for attempt in range(self.config.max_retries + 1):
             if attempt:
                 await self._pause(self._delay(attempt, retry_after))
             retry_after = 0.0
@@ -390,31 +387,13 @@ class OpenAIBackend:
                     break
                 if attempt:
                     stats.retries += 1
-                stats.requests += 1
-                stats.in_flight += 1
-                try:
-                    status, headers, content = await self._exchange(send, body)
-                except ResponseTooLarge as exc:
-                    self._reached()
-                    problem = str(exc)
-                    break  # an endpoint that sends megabytes for one token would send them again
-                except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-                    problem = f"connection failed ({self._redact(str(exc) or type(exc).__name__, _DETAIL_CHARS)})"
-                    self._connection_failed(problem)
-                    continue
-                except httpx.TimeoutException:
-                    problem = f"no answer within {c.timeout:g} s"
-                    continue
-                except httpx.TransportError as exc:
-                    problem = f"connection error ({type(exc).__name__}: {self._redact(str(exc), 80)})"
-                    continue
-                except _Undecodable as exc:
-                    self._reached()
-                    problem = f"malformed answer: {self._redact(str(exc), _DETAIL_CHARS)}"
-                    continue
-                finally:
-                    stats.in_flight -= 1
+                answer, problem, give_up = await self._attempt(send, body, stats)
+            if give_up:
+                break
+            if answer is None:
+                continue
             self._reached()
+            status, headers, content = answer
             if status == 200:
                 reading = self._parse(content, labels, stats)
                 if not reading.failure:
@@ -422,23 +401,53 @@ class OpenAIBackend:
                     return reading
                 problem = reading.failure
                 continue
-            message = self._redact(self._error_text(content), _ERROR_CHARS)
-            if status in _FATAL_STATUSES:
-                hint = ""
-                if status in (404, 405):
-                    hint = " (is the endpoint the base URL, e.g. http://127.0.0.1:8000/v1, and the model name right?)"
-                self._stop = f"{c.url}: HTTP {status}: {message}{hint}"
-                raise _Fatal(self._stop)
-            problem = f"HTTP {status}: {message}"
-            if status in _RETRY_STATUSES or status >= 500:
-                retry_after = _retry_after(headers.get("retry-after"))
-                continue
-            break  # another 4xx (e.g. 400, prompt too long): this edit fails, retrying would not help
+            problem, retry_after, retry = self._http_problem(status, headers, content)
+            if not retry:
+                break
         stats.edits += 1
         if self._broken:
             return Reading(failure=self._broken)
         attempts = f" after {attempt + 1} attempt{'s' if attempt else ''}"
         return Reading(failure=self._clean(f"{problem}{attempts}"))
+
+    async def _attempt(self, send: Any, body: bytes, stats: JudgeStats) -> tuple[tuple[int, Any, bytes] | None, str, bool]:
+        """One request: the answer, or None with the problem and whether retrying is pointless."""
+        import httpx
+
+        stats.requests += 1
+        stats.in_flight += 1
+        try:
+            return await self._exchange(send, body), "", False
+        except ResponseTooLarge as exc:
+            self._reached()
+            return None, str(exc), True  # an endpoint that sends megabytes for one token would send them again
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            problem = f"connection failed ({self._redact(str(exc) or type(exc).__name__, _DETAIL_CHARS)})"
+            self._connection_failed(problem)
+            return None, problem, False
+        except httpx.TimeoutException:
+            return None, f"no answer within {self.config.timeout:g} s", False
+        except httpx.TransportError as exc:
+            return None, f"connection error ({type(exc).__name__}: {self._redact(str(exc), 80)})", False
+        except _Undecodable as exc:
+            self._reached()
+            return None, f"malformed answer: {self._redact(str(exc), _DETAIL_CHARS)}", False
+        finally:
+            stats.in_flight -= 1
+
+    def _http_problem(self, status: int, headers: Any, content: bytes) -> tuple[str, float, bool]:
+        """A non-200 answer: the problem, the Retry-After wait, and whether to retry (a fatal status stops the run)."""
+        message = self._redact(self._error_text(content), _ERROR_CHARS)
+        if status in _FATAL_STATUSES:
+            hint = ""
+            if status in (404, 405):
+                hint = " (is the endpoint the base URL, e.g. http://127.0.0.1:8000/v1, and the model name right?)"
+            self._stop = f"{self.config.url}: HTTP {status}: {message}{hint}"
+            raise _Fatal(self._stop)
+        problem = f"HTTP {status}: {message}"
+        if status in _RETRY_STATUSES or status >= 500:
+            return problem, _retry_after(headers.get("retry-after")), True
+        return problem, 0.0, False  # another 4xx (e.g. 400, prompt too long): retrying would not help
 
     async def _exchange(self, send: Any, body: bytes) -> tuple[int, Any, bytes]:
         """Send one request; the status, headers and body (inflated, within the cap) of the answer."""
