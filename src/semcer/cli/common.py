@@ -225,3 +225,18 @@ def beside_cer(args: argparse.Namespace, paired: Paired) -> tuple[dict[str, Any]
         blocks["line_assignment"] = ps.to_dict()
         text.append(render_page_scores(ps))
     return blocks, "\n".join(text)
+
+
+def compare_from_args(args: argparse.Namespace) -> tuple[Any, Any, list[Any]]:
+    """The comparison the options ask for (judged unless --no-judge), with the references and systems read."""
+    from semcer.api.comparison import compare
+    from semcer.cli.options import judge_from_args, show_progress
+
+    names = args.names.split(",") if args.names else list(args.hyps)
+    refs, systems = load_collections(args)
+    judge = None if args.no_judge else judge_from_args(args)
+    with judge if judge is not None else contextlib.nullcontext(), batch_work(judge):
+        result = compare(refs, systems, names=names, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
+                         unmatched=args.unmatched, judge=judge, store=args.store, n_resamples=args.n_resamples,
+                         seed=args.seed, confidence=args.confidence, method=args.method, progress=show_progress(args))
+    return result, refs, systems

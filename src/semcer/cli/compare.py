@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from semcer.cli.options import add_input_options, add_judge_options, add_output_options, judge_from_args, show_progress
+from semcer.cli.options import add_comparison_options, add_input_options, add_judge_options, add_output_options
 from semcer.cli.report import add_report_options, check_report_options, report_compare
 
 HELP = """\
@@ -45,39 +45,25 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_options(p, many_hyps=True)
     add_output_options(p, lines=False)
-    p.add_argument("--names", metavar="A,B,...", help="names of the systems, comma-separated (default: the paths)")
-    p.add_argument("--n-resamples", type=int, default=10_000, metavar="N", dest="n_resamples",
-                   help="bootstrap resamples, and randomizations (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the resampling (default: %(default)s)")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default: %(default)s)")
-    p.add_argument("--method", choices=("percentile", "bca"), default="percentile",
-                   help="bootstrap interval: percentile (default) or bias-corrected and accelerated")
+    add_comparison_options(p)
     p.add_argument("--fail-if-worse", metavar="METRIC[:MARGIN]", dest="fail_if_worse", action="append",
                    help="exit 3 when a system is worse than the baseline by more than MARGIN, the interval excluding it "
                    "(repeatable)")
-    p.add_argument("--no-judge", action="store_true", dest="no_judge", help="compare CER only (no semCER)")
     add_report_options(p)
     add_judge_options(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from semcer.api.comparison import Gate, compare
-    from semcer.cli.common import batch_work, check_paths, load_collections
+    from semcer.api.comparison import Gate
+    from semcer.cli.common import check_paths, compare_from_args
     from semcer.io.json import dumps, emit
     from semcer.reports.text import render_comparison
 
     gates = [Gate.parse(g) for g in args.fail_if_worse or []]
     check_paths(args, {"REFS": args.refs, **{f"SYS{k + 1}": h for k, h in enumerate(args.hyps)}})
     check_report_options(args)
-    names = args.names.split(",") if args.names else list(args.hyps)
-    refs, systems = load_collections(args)
-    judge = None if args.no_judge else judge_from_args(args)
-    with (judge if judge is not None else _Null()), batch_work(judge):
-        result = compare(refs, systems, names=names, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
-                         unmatched=args.unmatched, judge=judge, store=args.store, n_resamples=args.n_resamples,
-                         seed=args.seed, confidence=args.confidence, method=args.method,
-                         progress=show_progress(args))
+    result, refs, systems = compare_from_args(args)
     emit(dumps(result.to_dict()) if args.json else render_comparison(result), args.output)
     report_compare(args, result, refs, systems)
     failures = [line for gate in gates for line in gate.failures(result)]
@@ -86,11 +72,3 @@ def run(args: argparse.Namespace) -> int:
     if failures:
         return GATE_FAILED
     return 1 if any(ev.judge_summary.get("failures") for ev in result.evaluations) else 0
-
-
-class _Null:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None

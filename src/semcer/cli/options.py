@@ -206,3 +206,15 @@ def check_int(args: argparse.Namespace, dest: str, lo: int, hi: int | None = Non
 
 def show_progress(args: argparse.Namespace) -> bool:
     return not getattr(args, "quiet", False) and sys.stderr.isatty()
+
+
+def add_comparison_options(p: argparse.ArgumentParser, scope: str = "") -> None:
+    """The options of a comparison of systems (``scope`` prefixes their help, e.g. "compare: ")."""
+    p.add_argument("--names", metavar="A,B,...", help="names of the systems, comma-separated (default: the paths)")
+    p.add_argument("--n-resamples", type=int, default=10_000, metavar="N", dest="n_resamples",
+                   help=f"{scope}bootstrap resamples, and randomizations (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help=f"{scope}seed of the resampling (default: %(default)s)")
+    p.add_argument("--confidence", type=float, default=0.95, help=f"{scope}interval level (default: %(default)s)")
+    p.add_argument("--method", choices=("percentile", "bca"), default="percentile",
+                   help=f"{scope}bootstrap interval: percentile (default) or bias-corrected and accelerated")
+    p.add_argument("--no-judge", action="store_true", dest="no_judge", help="CER only (no semCER)")

@@ -4,13 +4,21 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from semcer.cli.options import add_input_options, add_judge_options, check_int, judge_from_args, show_progress
+from semcer.cli.options import (
+    add_comparison_options,
+    add_input_options,
+    add_judge_options,
+    check_int,
+    judge_from_args,
+    show_progress,
+)
 from semcer.errors import SemcerError
 
 HELP = """\
@@ -182,14 +190,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             action.help = ("the outputs of one system (scored) or several (compared, the first the baseline); none when "
                            "the first argument is a JSON written by `semcer score --json --lines --spans N`")
     add_report_options(p)
-    p.add_argument("--names", metavar="A,B,...", help="names of the systems, comma-separated (default: the paths)")
-    p.add_argument("--n-resamples", type=int, default=10_000, metavar="N", dest="n_resamples",
-                   help="compare: bootstrap resamples, and randomizations (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="compare: seed of the resampling (default: %(default)s)")
-    p.add_argument("--confidence", type=float, default=0.95, help="compare: interval level (default: %(default)s)")
-    p.add_argument("--method", choices=("percentile", "bca"), default="percentile",
-                   help="compare: bootstrap interval, percentile (default) or bias-corrected and accelerated")
-    p.add_argument("--no-judge", action="store_true", dest="no_judge", help="CER only (no semCER)")
+    add_comparison_options(p, scope="compare: ")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     add_judge_options(p)
     p.set_defaults(func=run)
@@ -231,7 +232,7 @@ def _score(args: argparse.Namespace) -> int:
     paired = load_pairs(one)
     name = args.names.split(",")[0] if args.names else one.hyps
     judge = None if args.no_judge else judge_from_args(args)
-    with (judge if judge is not None else _Null()), batch_work(judge):
+    with judge if judge is not None else contextlib.nullcontext(), batch_work(judge):
         result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
                           store=args.store, edits=True, progress=show_progress(args))
     data = evaluation_report(result, name=name, references=args.refs, limits=_limits(args), ratings=args.report_ratings,
@@ -241,27 +242,13 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from semcer.api.comparison import compare
     from semcer.api.report import comparison_report
-    from semcer.cli.common import batch_work, load_collections
+    from semcer.cli.common import compare_from_args
 
-    names = args.names.split(",") if args.names else list(args.hyps)
-    refs, systems = load_collections(args)
-    judge = None if args.no_judge else judge_from_args(args)
-    with (judge if judge is not None else _Null()), batch_work(judge):
-        result = compare(refs, systems, names=names, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
-                         unmatched=args.unmatched, judge=judge, store=args.store, n_resamples=args.n_resamples,
-                         seed=args.seed, confidence=args.confidence, method=args.method, progress=show_progress(args))
+    result, refs, systems = compare_from_args(args)
     data = comparison_report(result, references=refs, systems=systems, unmatched=args.unmatched, policy=args.policy,
                              reference_name=args.refs, limits=_limits(args), ratings=args.report_ratings,
                              title=args.title)
     write_report(args, data, announce=True)
     return 1 if any(ev.judge_summary.get("failures") for ev in result.evaluations) else 0
 
-
-class _Null:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
