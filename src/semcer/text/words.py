@@ -90,8 +90,10 @@ def _drop_chatter(record: logging.LogRecord) -> bool:
 
 
 @contextlib.contextmanager
-def _quiet_jieba() -> Iterator[None]:
-    """jieba announces its dictionary on stderr when it first loads it; not here."""
+def quiet_jieba() -> Iterator[None]:
+    """jieba (Chinese) announces its dictionary on stderr when it first loads it; keep the terminal
+    clean, for the block only. (jieba resets its logger's level when imported, so a filter is used
+    instead of a level.)"""
     logger = logging.getLogger("jieba")
     logger.addFilter(_drop_chatter)
     try:
@@ -103,7 +105,7 @@ def _quiet_jieba() -> Iterator[None]:
 def _words_zh(text: str) -> list[str]:
     from wordfreq.chinese import jieba_tokenize
 
-    with _quiet_jieba():
+    with quiet_jieba():
         return [t for t in jieba_tokenize(text) if _wanted(t)]
 
 

@@ -11,17 +11,15 @@ characters of the line that contains it (see :func:`cjk_word`).
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import math
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from semcer.caches import LINE_CACHE, cache
 from semcer.judges.rubric.classes import unit_kind
 from semcer.text.script import base_lang
 from semcer.text.units import graphemes
+from semcer.text.words import quiet_jieba
 
 #: Languages whose words are not separated by spaces and that wordfreq covers.
 CJK_LANGS = frozenset({"zh", "ja"})
@@ -60,23 +58,6 @@ NEGATIONS: dict[str, frozenset[str]] = {
     "th": frozenset(),
 }
 NEGATION_INFIXES: dict[str, tuple[str, ...]] = {"ko": ("않", "없", "못"), "th": ("ไม่", "มิได้", "ห้าม")}
-
-
-def _drop_chatter(record: logging.LogRecord) -> bool:
-    return record.levelno >= logging.WARNING
-
-
-@contextlib.contextmanager
-def _quiet_tokenizers() -> Iterator[None]:
-    """While wordfreq tokenizes: jieba (Chinese) announces its dictionary on stderr when it first
-    loads it; keep the terminal clean, for this call only. (jieba resets its logger's level when
-    imported, so a filter is used instead of a level.)"""
-    logger = logging.getLogger("jieba")
-    logger.addFilter(_drop_chatter)
-    try:
-        yield
-    finally:
-        logger.removeFilter(_drop_chatter)
 
 
 @cache(maxsize=1)
@@ -120,7 +101,7 @@ def zipf(word: str, lang: str) -> float:
         return 0.0
     from wordfreq import zipf_frequency
 
-    with _quiet_tokenizers():
+    with quiet_jieba():
         return zipf_frequency(word, lang)
 
 
@@ -141,7 +122,7 @@ def token_count(word: str, lang: str) -> int:
     """Number of wordfreq tokens of ``word`` (1 for most words of spaced languages)."""
     from wordfreq import tokenize
 
-    with _quiet_tokenizers():
+    with quiet_jieba():
         return len(tokenize(word, lang))
 
 
