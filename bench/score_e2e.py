@@ -1,0 +1,102 @@
+"""End to end, cold: whole `semcer score` processes on the bench corpus, the figure a user sees.
+
+    python bench/score_e2e.py                    # the first 20,000 lines of the 100,000-line bench corpus
+    python bench/score_e2e.py --lines 5000 --lines 20000
+
+Each run is one fresh process of the working tree (`PYTHONPATH=src`) with a fresh judged-edit store:
+`semcer score REFS HYPS --json --quiet --store STORE` with the default judge, so every edit is
+judged and every lexicon is loaded from disk in that process. Beside it, on the same lines and in
+the same run: `semcer cer --json` (no judge) and the jiwer user's script (`bench/jiwer_script.py`).
+Reported per process: wall seconds, lines/s, judged edits/s (edits / wall), and peak resident
+memory read from the kernel for that child alone (`os.wait4`). Compare it with the warm judge
+microbenchmark (`bench/compact_speed.py`): the difference is what loading and the pipeline cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import make_corpus  # noqa: E402
+
+CORPUS_LINES = 100_000
+
+
+def _prefix(src: Path, dst: Path, n: int) -> None:
+    with src.open(encoding="utf-8") as f, dst.open("w", encoding="utf-8") as out:
+        for k, line in enumerate(f):
+            if k == n:
+                break
+            out.write(line)
+
+
+def run(cmd: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS in MB and stdout of one child process."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    with tempfile.TemporaryFile() as out:
+        t = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - t
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        if proc.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(cmd[:4])} failed ({proc.returncode}): {err[-2000:]}")
+        out.seek(0)
+        return seconds, usage.ru_maxrss / 1024, out.read().decode()
+
+
+def measure(n: int, refs: Path, hyps: Path) -> list[dict]:
+    with tempfile.TemporaryDirectory() as tmp:
+        r, h = Path(tmp) / "refs.jsonl", Path(tmp) / "hyps.jsonl"
+        _prefix(refs, r, n)
+        _prefix(hyps, h, n)
+        rows = []
+        py = sys.executable
+        store = Path(tmp) / "store.sqlite"
+        s, rss, out = run([py, "-m", "semcer.cli", "score", str(r), str(h), "--json", "--quiet", "--store", str(store)])
+        edits = json.loads(out)["judge"]["edits"]
+        rows.append({"run": "semcer score (default judge, fresh store)", "lines": n, "seconds": s, "rss": rss,
+                     "edits": edits})
+        s, rss, _ = run([py, "-m", "semcer.cli", "cer", str(r), str(h), "--json", "--quiet"])
+        rows.append({"run": "semcer cer --json", "lines": n, "seconds": s, "rss": rss, "edits": None})
+        o = Path(tmp) / "jiwer.json"
+        s, rss, _ = run([py, str(HERE / "jiwer_script.py"), str(r), str(h), "--output", str(o)])
+        rows.append({"run": "jiwer script (jiwer.cer on the lists)", "lines": n, "seconds": s, "rss": rss,
+                     "edits": None})
+        return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lines", type=int, action="append", help="lines per run (repeatable; default 20000)")
+    args = ap.parse_args(argv)
+    sizes = args.lines or [20_000]
+    if max(sizes) > CORPUS_LINES:
+        raise SystemExit(f"--lines at most {CORPUS_LINES:,} (the bench corpus)")
+    refs, hyps = make_corpus.OUT / f"refs.{CORPUS_LINES}.jsonl", make_corpus.OUT / f"hyps.{CORPUS_LINES}.jsonl"
+    if not refs.exists() or not hyps.exists():
+        make_corpus.build(CORPUS_LINES)
+    print("| run | lines | wall s | lines/s | judged edits | judged edits/s | peak RSS MB |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for n in sizes:
+        for row in measure(n, refs, hyps):
+            e = row["edits"]
+            count, rate = (f"{e:,}", f"{e / row['seconds']:,.0f}") if e is not None else ("–", "–")
+            print(f"| {row['run']} | {n:,} | {row['seconds']:.1f} | {n / row['seconds']:,.0f} | {count} | {rate} | "
+                  f"{row['rss']:.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
