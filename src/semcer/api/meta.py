@@ -70,7 +70,7 @@ from semcer.judges.base import JudgeBase
 from semcer.judges.rubric.classes import edit_class
 from semcer.statistics.agreement import MIN_SHARE, Reliability, reader_reliability
 from semcer.statistics.bootstrap import Estimate
-from semcer.statistics.correlation import partial_spearman_within_interval, spearman_interval
+from semcer.statistics.correlation import partial_spearman_within_interval, spearman_difference, spearman_interval
 from semcer.statistics.judge_eval import CLEAR_GAP
 from semcer.statistics.multiple import holm
 from semcer.statistics.preference import (
@@ -82,7 +82,14 @@ from semcer.statistics.preference import (
     reader_agreement,
     strict_majority,
 )
-from semcer.statistics.ranking import ClearPairs, TopOfList, clear_pair_agreement, top_of_list, top_of_list_interval
+from semcer.statistics.ranking import (
+    ClearPairs,
+    TopOfList,
+    clear_pair_agreement,
+    top_of_list,
+    top_of_list_difference,
+    top_of_list_interval,
+)
 from semcer.store.cached import judge_cached
 from semcer.text.units import Unit, check_unit
 
@@ -143,6 +150,28 @@ class ScorerResult:
 
 
 @dataclass(frozen=True)
+class Lead:
+    """A judge against a baseline score (a column) on the same items: the differences in Spearman
+    and in the top-of-list share at 10 %, with paired intervals (the paper's Table 6 daggers: a
+    baseline that severity leads significantly, the interval above 0)."""
+
+    scorer: str
+    baseline: str
+    spearman: Estimate
+    top10: Estimate
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scorer": self.scorer, "baseline": self.baseline,
+                "spearman_difference": _est(self.spearman, "difference"),
+                "top_of_list_10_difference": _est(self.top10, "difference"),
+                "leads_spearman": _leads(self.spearman), "leads_top_of_list_10": _leads(self.top10)}
+
+
+def _leads(e: Estimate) -> bool:
+    return not math.isnan(e.lo) and e.lo > 0
+
+
+@dataclass(frozen=True)
 class EditStudy:
     """Rated single edits: the panel and every scorer against its mean ratings."""
 
@@ -153,12 +182,14 @@ class EditStudy:
     n_without_panel: int  # rated only by raters outside the panel
     n_failed: int  # a judge failed on them
     scorers: dict[str, ScorerResult]
+    leads: tuple[Lead, ...] = ()  # each judge against each score column
 
     def to_dict(self) -> dict[str, Any]:
         return {"reliability": self.panel.to_dict(),
                 "items": {"rated": self.n_rated, "scored": self.n_scored, "unrated": self.n_unrated,
                           "without_panel_rating": self.n_without_panel, "failed": self.n_failed},
-                "scorers": {name: s.to_dict() for name, s in self.scorers.items()}}
+                "scorers": {name: s.to_dict() for name, s in self.scorers.items()},
+                "leads": [lead.to_dict() for lead in self.leads]}
 
 
 @dataclass(frozen=True)
@@ -612,8 +643,14 @@ def _edit_study(pool: _Pool, scores: _Scores, bands: Mapping[str, _BandValues], 
             partial, top_of_list(x, damage, CURVE_FRACTIONS),
             top_of_list_interval(x, damage, TOP_FRACTION, **boot),
             clear_pair_agreement(x, damage, gap, **boot))
+    judges = [n for n in out if out[n].kind == "judge"]
+    columns = [n for n in out if out[n].kind == "column"]
+    leads = tuple(Lead(j, c, spearman_difference(scores.values[j][keep], scores.values[c][keep], damage, **boot),
+                       top_of_list_difference(scores.values[j][keep], scores.values[c][keep], damage, TOP_FRACTION,
+                                              **boot))
+                  for j in judges for c in columns)
     return EditStudy(panel, matrix.shape[1], int(keep.sum()), pool.n_unrated, int((~has).sum()),
-                     int((has & failed).sum()), out)
+                     int((has & failed).sum()), out, leads)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -100,13 +100,28 @@ def _edits_part(d: dict[str, Any], s: dict[str, Any]) -> str:
         cp = sc["clear_pairs"]
         rows.append([name, str(sc["items"]), _est(sc["spearman"]), *partial, _est(top, pct=True),
                      f"{_est(cp, pct=True)} ({cp['pairs']})"])
+    led = _led(d.get("leads") or [])
+    for row, name in zip(rows, scorers):
+        row[2] += led.get((name, "spearman"), "")
+        row[-2] += led.get((name, "top"), "")
     lines.append("")
     lines.append(table(headers, rows, "lr" + "l" * (len(headers) - 2)))
     lines.append(f"top 10%: share of all reader-rated damage caught after checking the first 10% of the items "
                  f"sorted by the score (readers' own order {_pct(ceiling)}, random 10.0%); clear pairs: mean "
                  f"ratings >= {s['clear_gap']:g} apart, a tie in the score counts as a miss (pairs in parentheses); "
-                 "* within a band: interval excludes 0")
+                 "* within a band: interval excludes 0" + ("; † a baseline that a judge leads significantly (paired "
+                                                             "interval of the difference above 0)" if led else ""))
     return "\n".join(lines)
+
+
+def _led(leads: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """(baseline, measure) -> '†' where some judge leads it significantly."""
+    out: dict[tuple[str, str], str] = {}
+    for lead in leads:
+        for key, measure in (("leads_spearman", "spearman"), ("leads_top_of_list_10", "top")):
+            if lead[key]:
+                out[(lead["baseline"], measure)] = "†"
+    return out
 
 
 def _pairs_part(p: dict[str, Any] | None, s: dict[str, Any]) -> str:

@@ -110,6 +110,19 @@ def spearman_interval(x: Sequence[float] | Any, y: Sequence[float] | Any, *, n_b
     return percentile_estimate(rho, _bootstrap_rows(spearman_rows, (x, y), n_boot, seed), confidence)
 
 
+def spearman_difference(x: Sequence[float] | Any, baseline: Sequence[float] | Any, y: Sequence[float] | Any, *,
+                        n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> Estimate:
+    """Spearman's rho of ``x`` with ``y`` minus that of ``baseline`` with ``y`` (the same items), with a
+    paired percentile bootstrap interval: both correlations on each resample of the items."""
+    x, y = _paired_1d(x, y)
+    base, _ = _paired_1d(baseline, y)
+    rho, rho_base = spearman(x, y), spearman(base, y)
+    if rho is None or rho_base is None or n_boot < 1:
+        return Estimate(math.nan if rho is None or rho_base is None else rho - rho_base, math.nan, math.nan)
+    boot = _bootstrap_rows(spearman_rows, (x, y), n_boot, seed) - _bootstrap_rows(spearman_rows, (base, y), n_boot, seed)
+    return percentile_estimate(rho - rho_base, boot, confidence)
+
+
 def partial_spearman_within_interval(x: Sequence[float] | Any, y: Sequence[float] | Any, band: Sequence[Any] | Any, *,
                                      n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> Estimate:
     """:func:`partial_spearman_within` with its percentile bootstrap interval over items (ranks
