@@ -52,7 +52,7 @@ def render_meta_eval(d: dict[str, Any]) -> str:
     s = d["settings"]
     boot = (f"{s['n_boot']} bootstrap resamples, {100 * s['confidence']:g}% intervals" if s["n_boot"]
             else "no intervals (--n-boot 0)")
-    parts = [_edits_part(d, s), _pairs_part(d.get("pairs"), s)]
+    parts = [_edits_part(d, s), _pairs_part(d.get("pairs"), s), _transcriptions_part(d.get("transcriptions"))]
     for lang, sub in (d.get("by_lang") or {}).items():
         parts.append(f"== language {safe(lang)} ==")
         parts += [_edits_part(sub, s), _pairs_part(sub.get("pairs"), s)]
@@ -122,6 +122,32 @@ def _led(leads: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
             if lead[key]:
                 out[(lead["baseline"], measure)] = "†"
     return out
+
+
+def _transcriptions_part(t: dict[str, Any] | None) -> str:
+    if t is None:
+        return ""
+    items = t["items"]
+    left = [f"{items[k]} {label}" for k, label in (("failed", "that a judge failed on"),
+                                                   ("undefined", "whose reference a convention leaves empty"))
+            if items.get(k)]
+    lines = [_panel_line(t["reliability"], "rated transcriptions", "transcriptions"),
+             f"transcriptions compared: {items['scored']} of {items['rated']} rated"
+             + (f" ({'; '.join(left)})" if left else "")]
+    against = t.get("against")
+    rows = []
+    for name, sc in t["scorers"].items():
+        diff = sc.get("difference_from_semcer")
+        rows.append([safe(name), _est(sc["spearman"]),
+                     _DASH if diff is None else _est({"value": diff["difference"], "interval": diff["interval"]})
+                     .replace(" [", "* [" if sc["significant"] else " [", 1),
+                     _DASH if diff is None else _f(sc["p_value_holm"])])
+    headers = ["scorer", "Spearman [95% CI]", f"{safe(against)} minus it [95% CI]" if against else "difference",
+               "p (Holm)"]
+    lines += ["", table(headers, rows, "llll"),
+              "Spearman with the panel's mean rating of each whole output (line CER under each convention, line "
+              "semCER); * Holm-corrected paired-permutation p <= 1 - confidence"]
+    return "\n".join(lines)
 
 
 def _pairs_part(p: dict[str, Any] | None, s: dict[str, Any]) -> str:

@@ -123,6 +123,30 @@ def spearman_difference(x: Sequence[float] | Any, baseline: Sequence[float] | An
     return percentile_estimate(rho - rho_base, boot, confidence)
 
 
+def spearman_difference_pvalue(x: Sequence[float] | Any, baseline: Sequence[float] | Any, y: Sequence[float] | Any, *,
+                               n_permutations: int = 10_000, seed: int = 0) -> float:
+    """Two-sided p-value of :func:`spearman_difference` by paired permutation: each item's two ranks
+    (each score turned into its average ranks first, so that scores on different scales, a CER and a
+    semCER, are exchangeable) swapped with probability 1/2;
+    ``(1 + #{|d*| >= |d|}) / (1 + n_permutations)``. NaN where the difference is undefined."""
+    x, y = _paired_1d(x, y)
+    base, _ = _paired_1d(baseline, y)
+    rho, rho_base = spearman(x, y), spearman(base, y)
+    if rho is None or rho_base is None or n_permutations < 1:
+        return math.nan
+    x, base = rankdata(x), rankdata(base)
+    observed = abs(rho - rho_base) - 1e-12 * max(1.0, abs(rho - rho_base))  # ties in floating point count
+    rng = np.random.default_rng(seed)
+    hits = 0
+    rows = max(1, min(n_permutations, (1 << 21) // max(1, len(x))))
+    for start in range(0, n_permutations, rows):
+        swap = rng.random((min(rows, n_permutations - start), len(x))) < 0.5
+        yy = np.broadcast_to(y, swap.shape)
+        d = spearman_rows(np.where(swap, base, x), yy) - spearman_rows(np.where(swap, x, base), yy)
+        hits += int(np.count_nonzero(np.abs(d) >= observed))
+    return (1 + hits) / (1 + n_permutations)
+
+
 def partial_spearman_within_interval(x: Sequence[float] | Any, y: Sequence[float] | Any, band: Sequence[Any] | Any, *,
                                      n_boot: int = 1000, seed: int = 0, confidence: float = 0.95) -> Estimate:
     """:func:`partial_spearman_within` with its percentile bootstrap interval over items (ranks
