@@ -103,11 +103,11 @@ class StudyDB:
         self.path = Path(path)
         if not self.path.is_file():
             raise InputError(f"{self.path}: no such study (make one with semcer study create)")
-        with self._connect() as conn:
-            try:
+        try:
+            with self._connect() as conn:
                 row = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
-            except sqlite3.DatabaseError:
-                row = None
+        except SemcerError:
+            row = None
         if row is None or row[0] != FORMAT:
             raise InputError(f"{self.path}: not a semcer study file")
 

@@ -58,7 +58,8 @@ def signin(csrf: str, message: str = "") -> str:
 def marked_line(marked: str, text: str, unit: str, label: str) -> str:
     """One side of a marked pair as the report draws it: the label, the text, the unit in a mark."""
     head, tail = _split_marked(marked, text, unit)
-    mark = '<mark class="empty">\u2013</mark>' if unit == "" else f"<mark>{esc(unit)}</mark>"
+    shown = "\u2423" if unit == " " else unit  # an edited space, visible (as the report's line view shows it)
+    mark = '<mark class="empty">\u2013</mark>' if unit == "" else f"<mark>{esc(shown)}</mark>"
     return f'<div><span class="lab">{esc(label)}</span>{esc(head)}{mark}{esc(tail)}</div>'
 
 
