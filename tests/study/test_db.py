@@ -103,7 +103,7 @@ def test_threads_do_not_overwrite(study):
 
 def test_processes_do_not_overwrite(study):
     db, _ = study
-    ctx = multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("fork")  # the parent holds no open connection
     procs = [ctx.Process(target=_rate_all, args=(str(db.path), name, level)) for name, level in
              (("ana", 1), ("ana", 3), ("ben", 2))]
     for p in procs:

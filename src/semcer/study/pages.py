@@ -35,7 +35,7 @@ def page(title: str, body: str, reader: str | None = None, csrf: str | None = No
                 f'{hidden("csrf", csrf)}<button class="link" type="submit">sign out</button></form>')
     top += "</div></header>"
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            '<meta name="referrer" content="no-referrer">\n'
+            '<meta name="referrer" content="same-origin">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f'<title>{esc(title)}</title>\n<link rel="stylesheet" href="/static/study.css">\n'
             '<script src="/static/study.js" defer></script>\n</head>\n<body>\n'

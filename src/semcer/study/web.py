@@ -7,7 +7,7 @@ Every POST carries the session's CSRF token (the sign-in form a pre-session one,
 as a cookie) and, when the browser sends them, an ``Origin`` equal to the app's own and a
 ``Sec-Fetch-Site`` that is not cross-site; anything else is 403. Every response carries a
 Content-Security-Policy that allows scripts and styles only from the app's own /static files (none
-inline), no frames, no form target but the app, plus ``nosniff``, ``no-referrer`` and ``no-store``.
+inline), no frames, no form target but the app, plus ``nosniff``, ``Referrer-Policy: same-origin`` (``no-referrer`` would make the browser send ``Origin: null``) and ``no-store``.
 A ``Host`` outside ``allowed_hosts`` is refused (no DNS rebinding onto a loopback server).
 """
 
@@ -38,7 +38,7 @@ except ImportError:  # pragma: no cover - the extra is checked by the command li
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; "
        "base-uri 'none'; frame-ancestors 'none'")
-HEADERS = {"content-security-policy": CSP, "x-content-type-options": "nosniff", "referrer-policy": "no-referrer",
+HEADERS = {"content-security-policy": CSP, "x-content-type-options": "nosniff", "referrer-policy": "same-origin",
            "x-frame-options": "DENY", "cache-control": "no-store", "cross-origin-opener-policy": "same-origin"}
 SESSION_COOKIE = "semcer_study_session"
 PRE_COOKIE = "semcer_study_csrf"
@@ -226,6 +226,9 @@ class StudyApp:
     async def js_file(self, request: Request) -> Response:
         return Response(self.js, media_type="text/javascript; charset=utf-8")
 
+    async def favicon(self, request: Request) -> Response:
+        return Response(status_code=204)  # no icon (a browser asks for one; a 404 would be noise)
+
 
 def _refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, Forbidden)
@@ -246,6 +249,7 @@ def create_app(db: StudyDB, *, allowed_hosts: list[str] | None = None, secure_co
         Route("/", s.home), Route("/signin", s.signin_form, methods=["GET"]), Route("/signin", s.signin, methods=["POST"]),
         Route("/signout", s.signout, methods=["POST"]), Route("/rubric", s.rubric), Route("/rate", s.rate_form, methods=["GET"]),
         Route("/rate", s.rate, methods=["POST"]), Route("/static/study.css", s.css_file), Route("/static/study.js", s.js_file),
+        Route("/favicon.ico", s.favicon),
     ]
     middleware = [Middleware(SecurityHeaders)]
     if allowed_hosts:
