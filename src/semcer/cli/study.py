@@ -126,13 +126,13 @@ def _create(args: argparse.Namespace) -> int:
     for dest in ("n_edits", "n_pairs", "repeats"):
         check_int(args, dest, 0)
     _check_out(args.out)
-    if not args.readers:
-        print("note: no --reader given; add readers later with semcer study add-reader", file=sys.stderr)
     p = plan(args.sources, args.pair_sources, args.n_edits, args.n_pairs, args.seed, args.repeats)
     tokens = create_study(args.out, p, args.readers)
     print(f"created {args.out}: {p.n_edits} single edits (of {p.n_candidates}), {p.n_pairs} pairs "
           f"(of {p.n_pair_candidates} near misses), {p.repeats} repeats per reader, seed {p.seed}")
     _print_tokens(tokens)
+    if not args.readers:
+        print(f"note: no --reader given; add readers with semcer study add-reader {args.out} NAME", file=sys.stderr)
     return 0
 
 
