@@ -25,7 +25,7 @@ def study(tmp_path):
 def test_tokens_stored_hashed(study):
     db, tokens = study
     raw = sqlite3.connect(db.path).execute("SELECT name, token_hash FROM readers").fetchall()
-    assert {n: h for n, h in raw} == {n: digest(t) for n, t in tokens.items()}
+    assert dict(raw) == {n: digest(t) for n, t in tokens.items()}
     blob = db.path.read_bytes()
     assert all(t.encode() not in blob for t in tokens.values())
     assert db.reader_for_token(tokens["ana"]) == "ana" and db.reader_for_token("x" + tokens["ana"]) is None
@@ -50,7 +50,7 @@ def test_next_slot_skips_come_last(study):
     db, _ = study
     pos0, first = db.next_slot("ana")
     db.skip("ana", first)
-    pos1, second = db.next_slot("ana")
+    pos1, _ = db.next_slot("ana")
     assert pos1 == pos0 + 1
     total = len(db.items()) + 2
     for _ in range(total - 1):  # answer everything else

@@ -28,7 +28,7 @@ def _csrf(text: str) -> str:
 
 
 def signed_in(app, reader):
-    db, tokens, asgi = app
+    _, tokens, asgi = app
     c = TestClient(asgi)
     pre = _csrf(c.get("/signin").text)
     r = c.post("/signin", data={"csrf": pre, "token": tokens[reader]}, follow_redirects=False)
@@ -54,7 +54,7 @@ def test_pages_need_a_token(app):
 
 
 def test_signin_without_its_csrf_is_refused(app):
-    db, tokens, asgi = app
+    _, tokens, asgi = app
     c = TestClient(asgi)
     c.get("/signin")
     assert c.post("/signin", data={"token": tokens["ana"]}).status_code == 403
@@ -89,7 +89,7 @@ def test_headers_on_every_response(app):
         assert "default-src 'none'" in csp and "script-src 'self'" in csp and "'unsafe-inline'" not in csp
         assert r.headers["x-content-type-options"] == "nosniff"
         assert r.headers["cache-control"] == "no-store"
-    cookie = [v for k, v in c.get("/signin").headers.multi_items() if k == "set-cookie"][0].lower()
+    cookie = next(v for k, v in c.get("/signin").headers.multi_items() if k == "set-cookie").lower()
     assert "httponly" in cookie and "samesite=strict" in cookie
 
 
