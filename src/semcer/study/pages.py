@@ -89,7 +89,7 @@ def rate_page(reader: str, csrf: str, item: Item, pos: int, answered: int, total
                  "Judge only the marked edit; the line may hold other errors.")
         body = marked_pair(item.data)
         options = [("level", str(k), str(k), f"{LEVEL_NAMES[k]}") for k in range(len(LEVEL_NAMES))]
-        current = None if previous is None else previous.level
+        current: Any = None if previous is None else previous.level
     else:
         intro = "Two outputs of the same reference: which one damages a reader more?"
         body = ('<div class="pair text study-pair" id="pair">'
@@ -101,7 +101,7 @@ def rate_page(reader: str, csrf: str, item: Item, pos: int, answered: int, total
     if previous is not None and previous.verdict == "cannot_judge":
         current = "cannot"
     extra = [("action", "skip", "s", "skip for now"), ("action", "cannot", "x", "cannot judge")]
-    status = f'<span id="answer-note">your answer is kept; choose again to change it</span>' if revise else ""
+    status = '<span id="answer-note">your answer is kept; choose again to change it</span>' if revise else ""
     form = ('<form method="post" action="/rate" id="rate-form" class="rate">'
             + hidden("csrf", csrf) + hidden("pos", pos) + (hidden("revise", "1") if revise else "")
             + f'<div class="levels">{_buttons(options, current)}</div>'

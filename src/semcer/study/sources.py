@@ -9,7 +9,7 @@ A candidate edit keeps what the rating page shows (the marked pair), what the po
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -148,7 +148,7 @@ def _score_lines(path: str) -> tuple[str, list[dict[str, Any]]]:
 
 def _from_score_json(path: str) -> list[Candidate]:
     unit, lines = _score_lines(path)
-    split = graphemes if unit == "grapheme" else list
+    split: Callable[[str], Sequence[str]] = graphemes if unit == "grapheme" else list
     out = []
     for n, line in enumerate(lines):
         ref_units, hyp_units = split(line["ref"]), split(line["hyp"])
@@ -162,7 +162,7 @@ def _from_score_json(path: str) -> list[Candidate]:
     return out
 
 
-def _score_edit(line: dict[str, Any], e: dict[str, Any], ref_units: list[str], hyp_units: list[str]) -> dict[str, Any]:
+def _score_edit(line: dict[str, Any], e: dict[str, Any], ref_units: Sequence[str], hyp_units: Sequence[str]) -> dict[str, Any]:
     op, rp, hp = e["op"], int(e["ref_pos"]), int(e["hyp_pos"])
     if (op != "I" and ref_units[rp] != e["ref_unit"]) or (op != "D" and hyp_units[hp] != e["hyp_unit"]):
         raise KeyError("unit")
@@ -196,7 +196,7 @@ def _near_misses(na: str, a: dict[str, dict], nb: str, b: dict[str, dict], where
                               "pairs need score JSONs of the same references")
     cer = ([len(a[k]["edits"]) for k in ids], [len(b[k]["edits"]) for k in ids])
     sem = ([_mass(a[k]) for k in ids], [_mass(b[k]) for k in ids])
-    mask = near_miss(sem, cer) if ids else []
+    mask: Sequence[bool] = near_miss(sem, cer).tolist() if ids else []
     return [PairCandidate(f"{k}|{na}|{nb}", k, str(a[k].get("lang") or "und"), a[k]["ref"], a[k]["hyp"], b[k]["hyp"], na, nb)
             for k, hit in zip(ids, mask) if hit]
 

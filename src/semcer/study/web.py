@@ -7,7 +7,8 @@ Every POST carries the session's CSRF token (the sign-in form a pre-session one,
 as a cookie) and, when the browser sends them, an ``Origin`` equal to the app's own and a
 ``Sec-Fetch-Site`` that is not cross-site; anything else is 403. Every response carries a
 Content-Security-Policy that allows scripts and styles only from the app's own /static files (none
-inline), no frames, no form target but the app, plus ``nosniff``, ``Referrer-Policy: same-origin`` (``no-referrer`` would make the browser send ``Origin: null``) and ``no-store``.
+inline), no frames, no form target but the app, plus ``nosniff``, ``no-store`` and ``Referrer-Policy:
+same-origin`` (with ``no-referrer`` a browser sends ``Origin: null``, which the check refuses).
 A ``Host`` outside ``allowed_hosts`` is refused (no DNS rebinding onto a loopback server).
 """
 
