@@ -96,8 +96,11 @@ def _shoot(sync_playwright, port: int, token: str, study: Path, lang: str) -> by
         page.fill("#token", token)
         with page.expect_navigation():
             page.press("#token", "Enter")
-        page.click("#start")
+        with page.expect_navigation():
+            page.click("#start")
         for key in "2130":  # a few answers with the keyboard: the progress bar moves
+            page.wait_for_selector("#rate-form")
+            page.wait_for_selector("html[data-ready='1']")  # the shortcuts' script has run
             with page.expect_navigation():
                 page.keyboard.press(key)
         slots = [db.slot("ana", k) for k in range(len(db.items()) + 3)]

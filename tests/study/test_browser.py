@@ -12,6 +12,8 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,9 @@ from servers import Server
 from studyhelpers import write_edits
 
 from semcer.cli import main
-from semcer.study.create import create_study, plan
+from semcer.io.ratings import read_pairs
+from semcer.study.create import create_study, pair_item, plan
+from semcer.study.sources import PairCandidate
 from semcer.study.db import StudyDB
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -29,9 +33,20 @@ playwright = pytest.importorskip("playwright.sync_api", reason='needs playwright
 REPEATS = 2
 
 
+PAIRS = [  # two outputs of one reference, markup in the text too
+    PairCandidate("p1", "p1", "vi", "Tấm Cám", "Tám Cám", "TẤM CÁM", "x", "y"),
+    PairCandidate("p2", "p2", "en", "total 1,250", "total 1,750", "tota1 1,250", "x", "y"),
+    PairCandidate("p3", "p3", "en", "<b>bold</b>", "<script>alert(3)</script>", "<b>b0ld</b>", "x", "y"),
+]
+PAIR_KEYS = {"a": "a", "b": "b", "equal": "e"}
+
+
 def intended(reader: str, item: str, rep: int) -> str:
-    """The key a reader presses for an item: a fixed level per (reader, item), another one for ben's repeats."""
+    """The key a reader presses for an item: a fixed level (or pair choice) per (reader, item), another
+    one for ben's repeats."""
     h = int(hashlib.sha256(f"{item}".encode()).hexdigest(), 16)
+    if item.startswith("p"):
+        return ("a", "b", "e")[(h + (reader == "ben") + rep) % 3]
     base = h % 5
     if reader == "ben":
         base = (base + (h // 5) % 2) % 5  # ben agrees with ana about half the time, never far
@@ -44,7 +59,9 @@ def intended(reader: str, item: str, rep: int) -> str:
 def study(tmp_path_factory):
     folder = tmp_path_factory.mktemp("study-browser")
     edits = write_edits(folder / "edits.jsonl")
-    tokens = create_study(folder / "b.study", plan([str(edits)], [], None, None, 5, REPEATS), ["ana", "ben"])
+    drawn = plan([str(edits)], [], None, None, 5, REPEATS)
+    drawn = replace(drawn, items=drawn.items + tuple(pair_item(p, 5) for p in PAIRS), n_pairs=len(PAIRS))
+    tokens = create_study(folder / "b.study", drawn, ["ana", "ben"])
     return folder, folder / "b.study", tokens
 
 
@@ -60,6 +77,10 @@ def _rate_some(page, db, reader: str, n: int, events) -> int:
             break
         pos = int(page.input_value("input[name=pos]"))
         slot = _slot(db, reader, pos)
+        # the shown text makes no element: markup in OCR text is text
+        assert page.locator("#pair script, #pair img, #pair b").count() == 0
+        if slot.item in ("p3", "en-4:S26,26"):
+            assert "<script>alert(" in page.text_content("#pair")
         with page.expect_navigation():
             page.keyboard.press(intended(reader, slot.item, slot.rep))
         page.wait_for_selector("html[data-ready='1']")
@@ -97,8 +118,10 @@ def test_two_readers_in_a_real_browser(study):
                 with page.expect_navigation():
                     page.press("#token", "Enter")
                 assert page.url.endswith("/rubric")
-                page.click("#start")
-                page.wait_for_selector("html[data-ready='1']")
+                with page.expect_navigation():
+                    page.click("#start")
+                page.wait_for_selector("#rate-form")
+                page.wait_for_selector("html[data-ready='1']")  # the shortcuts' script has run
                 pages[reader] = page
             assert _rate_some(pages["ana"], db, "ana", 5, problems) == 5
             assert _rate_some(pages["ben"], db, "ben", 3, problems) == 3
@@ -108,6 +131,13 @@ def test_two_readers_in_a_real_browser(study):
             pages["ana"].goto(server.url + "/")
             assert _progress(pages["ana"]) == f"5 of {total} answered"
             assert len(db.ratings("ana")) == 5
+            # back to the previous item: the page shows ana's own answer, and a key revises it explicitly
+            with pages["ana"].expect_navigation():
+                pages["ana"].click("#back")
+            assert pages["ana"].locator("button[aria-pressed='true']").count() == 1
+            _rate_some(pages["ana"], db, "ana", 1, problems)
+            assert [r.revisions for r in db.ratings("ana")].count(1) == 1 and len(db.ratings("ana")) == 5
+            assert _progress(pages["ana"]) == f"5 of {total} answered"
             # the server dies (SIGKILL) mid-study: every answer it accepted is in the file
             server.kill()
             stored = {(r.reader, r.item, r.rep) for r in db.ratings()}
@@ -125,8 +155,13 @@ def test_two_readers_in_a_real_browser(study):
     rows = db.ratings()
     keys = [(r.reader, r.item, r.rep) for r in rows]
     assert len(keys) == len(set(keys)) == 2 * total
-    assert all(str(r.level) == intended(r.reader, r.item, r.rep) for r in rows)
-    _export_and_meta_eval(folder, path, rows)
+    assert all(str(r.level) == intended(r.reader, r.item, r.rep) for r in rows if r.level is not None)
+    assert all(PAIR_KEYS[r.choice] == intended(r.reader, r.item, r.rep) for r in rows if r.choice is not None)
+    assert sum(r.choice is not None for r in rows) >= 2 * len(PAIRS)
+    _export_and_meta_eval(folder, path, [r for r in rows if r.level is not None])
+    exported = {p.id: p.choices for p in read_pairs(folder / "export" / "pairs.jsonl")}
+    assert exported == {p.id: {who: next(r.choice for r in rows if (r.reader, r.item, r.rep) == (who, p.id, 0))
+                               for who in ("ana", "ben")} for p in PAIRS}
 
 
 def _export_and_meta_eval(folder: Path, path: Path, rows) -> None:
@@ -146,7 +181,9 @@ def _export_and_meta_eval(folder: Path, path: Path, rows) -> None:
     alpha = krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal")
     long = pd.DataFrame([{"item": i, "rater": who, "y": matrix[k, j]} for k, who in enumerate(("ana", "ben"))
                          for j, i in enumerate(items)])
-    table = pingouin.intraclass_corr(long, targets="item", raters="rater", ratings="y")
+    with warnings.catch_warnings():  # pingouin's own use of a pandas API pandas deprecates
+        warnings.simplefilter("ignore")
+        table = pingouin.intraclass_corr(long, targets="item", raters="rater", ratings="y")
     icc = float(table[table["Type"].isin(["ICC2k", "ICC(A,k)"])]["ICC"].iloc[0])  # named so in either pingouin version
     assert math.isclose(reliability["alpha"], alpha, abs_tol=1e-9)
     assert math.isclose(reliability["icc2k"], icc, abs_tol=1e-9)
