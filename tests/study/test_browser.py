@@ -24,8 +24,8 @@ from studyhelpers import write_edits
 from semcer.cli import main
 from semcer.io.ratings import read_pairs
 from semcer.study.create import create_study, pair_item, plan
-from semcer.study.sources import PairCandidate
 from semcer.study.db import StudyDB
+from semcer.study.sources import PairCandidate
 
 CHROMIUM = Path("/usr/bin/chromium")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's Chromium at /usr/bin/chromium")
