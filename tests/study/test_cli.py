@@ -10,6 +10,7 @@ import pytest
 from studyhelpers import write_edits
 
 from semcer.cli import main
+from semcer.study.create import add_reader
 from semcer.study.db import StudyDB
 
 REFS = [("l1", "vi", "Tấm Cám đi chợ"), ("l2", "en", "is not valid"), ("l3", "en", "total 1,250 EUR"),
@@ -51,6 +52,20 @@ def test_create_from_each_source(scored, tmp_path, capsys):
     # the score JSON's edits are the marked pairs of its lines: l1's b edit is the tone mark of Tấm
     items = {i.id: i.data for i in StudyDB(tmp_path / "s1.study").items()}
     assert items["l1:S1,1"]["marked_ref"] == "T⟦ấ⟧m Cám đi chợ" and items["l1:S1,1"]["marked_hyp"] == "T⟦á⟧m Cám đi chợ"
+    # exported items of every source are meta-eval items a judge can read back (their marked pairs)
+    for k in range(3):
+        db = StudyDB(tmp_path / f"s{k}.study")
+        for n, slot in enumerate(db.slot("ana", pos) for pos in range(len(db.items()) + 1)):
+            db.rate("ana", slot, level=n % 5)
+        add_reader(db, "ben")
+        for n, slot in enumerate(db.slot("ben", pos) for pos in range(len(db.items()) + 1)):
+            db.rate("ben", slot, level=(n * 3) % 5)
+        out = tmp_path / f"x{k}"
+        assert main(["study", "export", str(db.path), "-o", str(out)]) == 0
+        assert main(["meta-eval", "--ratings", str(out / "ratings.jsonl"), "--items", str(out / "items.jsonl"),
+                     "--judge", "rubric", "--n-boot", "0", "--json", "-o", str(out / "m.json")]) == 0
+        got = json.loads((out / "m.json").read_text())
+        assert got["items"]["rated"] == len(db.items()) and got["items"]["failed"] == 0
 
 
 def test_stratified_sample_size(tmp_path, capsys):

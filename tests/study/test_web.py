@@ -135,7 +135,9 @@ def test_reader_sees_no_scores_nor_others_answers(app):
     assert "severity" not in text.lower() and "0.9" not in text
     # ben reviewing his own answer sees it
     assert 'aria-pressed="true"' in ben.get(f"/rate?pos={pos}").text
-    assert ana.get("/rate?pos=9999").status_code == 404
+    for pos in ("9999", "-1", "x", "9" * 40, "\u0663"):
+        assert ana.get("/rate", params={"pos": pos}).status_code == 404
+        assert ana.post("/rate", data={"csrf": _csrf(text), "pos": pos, "level": "1"}).status_code == 400
 
 
 def test_revision_is_explicit(app):

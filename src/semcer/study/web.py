@@ -112,6 +112,11 @@ async def _form(request: Request) -> dict[str, str]:
     return {k: v[0] for k, v in parsed.items()}
 
 
+def _position(text: str) -> int:
+    """A slot position from a form or a query (-1, no slot, for anything but a short decimal number)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else -1
+
+
 class StudyApp:
     """The endpoints over one study file."""
 
@@ -182,7 +187,7 @@ class StudyApp:
     def _rate_html(self, reader: str, csrf: str, pos_text: str | None) -> str:
         progress = {p.reader: p for p in self.db.progress()}[reader]
         if pos_text is not None:
-            pos = int(pos_text) if pos_text.isdigit() else -1
+            pos = _position(pos_text)
             slot = self.db.slot(reader, pos)
             if slot is None:
                 raise Forbidden(404, "no such item in your list")
@@ -204,7 +209,7 @@ class StudyApp:
 
     def _store(self, reader: str, form: dict[str, str]) -> None:
         pos = form.get("pos", "")
-        slot = self.db.slot(reader, int(pos)) if pos.isdigit() else None
+        slot = self.db.slot(reader, _position(pos))
         if slot is None:
             raise Forbidden(400, "the form names no item of your list")
         kind = self.db.item(slot.item).kind
