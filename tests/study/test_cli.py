@@ -150,3 +150,12 @@ def test_serve_checks_before_listening(tmp_path, capsys):
     assert main(["study", "serve", str(tmp_path / "s.study")]) == 2
     err = capsys.readouterr().err
     assert "--port must be from 1 to 65535" in err and "has no reader" in err
+
+
+def test_serve_without_the_extra_names_it(tmp_path, capsys, monkeypatch):
+    edits = write_edits(tmp_path / "edits.jsonl")
+    assert main(["study", "create", str(tmp_path / "s.study"), "--from", str(edits), "--reader", "ana"]) == 0
+    monkeypatch.setitem(__import__("sys").modules, "uvicorn", None)  # as if not installed
+    assert main(["study", "serve", str(tmp_path / "s.study")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ['semcer: error: semcer study serve needs starlette and uvicorn: pip install "semcer[study]"']
