@@ -13,11 +13,13 @@ from semcer.cli import main
 from semcer.study.create import add_reader
 from semcer.study.db import StudyDB
 
+LONG = "lorem ipsum " * 25  # 300 units on each side of l5's edit: longer than the judge's window (100)
 REFS = [("l1", "vi", "Tấm Cám đi chợ"), ("l2", "en", "is not valid"), ("l3", "en", "total 1,250 EUR"),
-        ("l4", "en", "the quick brown fox")]
+        ("l4", "en", "the quick brown fox"), ("l5", "en", LONG + "form" + LONG)]
 # system a: harmless case slips (l1: 4 edits, l3: 3 edits) vs b: one edit that makes another name or number
 A = {"l1": "TẤM CÁM đi chợ", "l2": "is not valid", "l3": "total 1,250 eur", "l4": "the quick brown fox"}
 B = {"l1": "Tám Cám đi chợ", "l2": "is now valid", "l3": "total 1,750 EUR", "l4": "the quick brown fox"}
+A["l5"] = B["l5"] = LONG + "farm" + LONG  # the same output of both systems: no pair
 
 
 def _jsonl(path, rows):
@@ -52,6 +54,11 @@ def test_create_from_each_source(scored, tmp_path, capsys):
     # the score JSON's edits are the marked pairs of its lines: l1's b edit is the tone mark of Tấm
     items = {i.id: i.data for i in StudyDB(tmp_path / "s1.study").items()}
     assert items["l1:S1,1"]["marked_ref"] == "T⟦ấ⟧m Cám đi chợ" and items["l1:S1,1"]["marked_hyp"] == "T⟦á⟧m Cám đi chợ"
+    # on a long line, the page shows what the judge saw: 100 units on each side of the edited unit
+    # (o, unit 301: 99 units of LONG and "f" before it, "rm" and 98 units of LONG after it)
+    long = items["l5:S301,301"]
+    assert long["marked_ref"] == LONG[-99:] + "f⟦o⟧rm" + LONG[:98] and long["ref_pos"] == 100
+    assert long["marked_hyp"] == LONG[-99:] + "f⟦a⟧rm" + LONG[:98] and long["hyp_pos"] == 100
     # exported items of every source are meta-eval items a judge can read back (their marked pairs)
     for k in range(3):
         db = StudyDB(tmp_path / f"s{k}.study")
@@ -76,6 +83,13 @@ def test_stratified_sample_size(tmp_path, capsys):
     # 12 edits in 11 strata (en|letter|L4 holds two); 6 of 11 strata get one each
     assert len(db.items()) == 6 and len({i.stratum for i in db.items()}) == 6
     assert "6 single edits (of 12)" in capsys.readouterr().out
+
+
+def test_per_language(tmp_path, capsys):
+    edits = write_edits(tmp_path / "edits.jsonl")  # vi 3, en 7, zh 2 edits
+    assert main(["study", "create", str(tmp_path / "s.study"), "--from", str(edits), "-n", "2", "--per-language"]) == 0
+    assert "items per language: en 2, vi 2, zh 2" in capsys.readouterr().out
+    assert sorted(i.lang for i in StudyDB(tmp_path / "s.study").items()) == ["en", "en", "vi", "vi", "zh", "zh"]
 
 
 def test_user_mistakes_are_one_line(tmp_path, capsys):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import sys
+from collections import Counter
 from typing import Any
 
 from semcer.cli.options import check_int
@@ -35,7 +36,8 @@ Draw a study and write it to OUT (a new file).
 single edits (--from, repeatable): an edit list (semcer score --edits FILE: .jsonl, .csv, .parquet),
 a `semcer score --json --lines` output, or a judged-edit store (SQLite). -n N edits are drawn,
 stratified by language, edit class and severity band (the rubric level nearest the judge's
-severity): shared out as evenly as the strata allow, a small stratum taken whole.
+severity): shared out as evenly as the strata allow, a small stratum taken whole. With
+--per-language, -n (and --pairs) count per language: each language its own pool, as the paper's.
 
 pairs (--pairs-from, two or more `semcer score --json --lines` outputs of the same references, one
 per system, named by the file name): the near-miss pairs, where CER (edit count) and semCER
@@ -62,6 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.add_argument("--pairs-from", dest="pair_sources", action="append", default=[], metavar="SCORE.json",
                    help="a system's `semcer score --json --lines` output (two or more: the pair pool)")
     c.add_argument("--pairs", dest="n_pairs", type=int, default=None, metavar="N", help="pairs to draw (default: all)")
+    c.add_argument("--per-language", action="store_true", dest="per_language",
+                   help="-n and --pairs count per language (each language its own pool, as in the paper)")
     c.add_argument("--reader", dest="readers", action="append", default=[], metavar="NAME", help="a reader (repeatable)")
     c.add_argument("--repeats", type=int, default=5, metavar="K", help="items each reader sees twice (default: %(default)s)")
     c.add_argument("--seed", type=int, default=0, help="seed of the draw and of the shuffles (default: %(default)s)")
@@ -126,10 +130,13 @@ def _create(args: argparse.Namespace) -> int:
     for dest in ("n_edits", "n_pairs", "repeats"):
         check_int(args, dest, 0)
     _check_out(args.out)
-    p = plan(args.sources, args.pair_sources, args.n_edits, args.n_pairs, args.seed, args.repeats)
+    p = plan(args.sources, args.pair_sources, args.n_edits, args.n_pairs, args.seed, args.repeats,
+             per_language=args.per_language)
     tokens = create_study(args.out, p, args.readers)
     print(f"created {args.out}: {p.n_edits} single edits (of {p.n_candidates}), {p.n_pairs} pairs "
           f"(of {p.n_pair_candidates} near misses), {p.repeats} repeats per reader, seed {p.seed}")
+    langs = Counter(i.lang for i in p.items)
+    print("items per language: " + ", ".join(f"{lang} {n}" for lang, n in sorted(langs.items())))
     _print_tokens(tokens)
     if not args.readers:
         print(f"note: no --reader given; add readers with semcer study add-reader {args.out} NAME", file=sys.stderr)

@@ -4,15 +4,18 @@ reader a schedule and a token."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from semcer.errors import InputError
 from semcer.study.db import Item, StudyDB
 from semcer.study.sampling import schedule, stratified
 from semcer.study.sources import Candidate, PairCandidate, read_candidates, read_pair_candidates
 from semcer.version import __version__
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -42,9 +45,10 @@ def pair_item(p: PairCandidate, seed: int) -> Item:
 
 
 def plan(sources: Sequence[str], pair_sources: Sequence[str], n_edits: int | None, n_pairs: int | None,
-         seed: int, repeats: int) -> StudyPlan:
+         seed: int, repeats: int, *, per_language: bool = False) -> StudyPlan:
     """Draw the pools: ``n_edits`` edits stratified by (language, class, band), ``n_pairs`` near-miss
-    pairs stratified by language (None: all candidates)."""
+    pairs stratified by language (None: all candidates); with ``per_language`` the sizes are per
+    language (each language its own pool, as the paper's)."""
     if not sources and not pair_sources:
         raise InputError("give the edits to draw from (--from) and/or the systems to pair (--pairs-from)")
     edits: list[Item] = []
@@ -53,20 +57,31 @@ def plan(sources: Sequence[str], pair_sources: Sequence[str], n_edits: int | Non
     if sources:
         cands = read_candidates(sources)
         n_cand = len(cands)
-        drawn = stratified(cands, lambda c: c.stratum, len(cands) if n_edits is None else n_edits, seed)
-        edits = [edit_item(c) for c in drawn]
+        edits = [edit_item(c) for c in _draw(cands, lambda c: c.lang, lambda c: c.stratum, n_edits, seed, per_language)]
     if pair_sources:
         pcands = read_pair_candidates(pair_sources)
         n_pair_cand = len(pcands)
         if not pcands:
             raise InputError(f"--pairs-from: no line where CER and semCER disagree on which output is worse "
                              f"({', '.join(pair_sources)})")
-        drawn_p = stratified(pcands, lambda p: p.lang, len(pcands) if n_pairs is None else n_pairs, seed)
-        pairs = [pair_item(p, seed) for p in drawn_p]
+        pairs = [pair_item(p, seed) for p in _draw(pcands, lambda p: p.lang, lambda p: p.lang, n_pairs, seed, per_language)]
     items = tuple(edits + pairs)
     if repeats > len(items):
         raise InputError(f"--repeats {repeats}: the study has only {len(items)} items")
     return StudyPlan(items, len(edits), len(pairs), n_cand, n_pair_cand, seed, repeats)
+
+
+def _draw(items: Sequence[T], lang: Callable[[T], str], stratum: Callable[[T], Hashable], n: int | None, seed: int,
+          per_language: bool) -> list[T]:
+    """``n`` items stratified by ``stratum`` (all when None), or ``n`` of each language."""
+    if n is None:
+        return stratified(items, stratum, len(items), seed)
+    if not per_language:
+        return stratified(items, stratum, n, seed)
+    out: list[T] = []
+    for code in sorted({lang(it) for it in items}):
+        out += stratified([it for it in items if lang(it) == code], stratum, n, seed)
+    return out
 
 
 def create_study(path: str | Path, p: StudyPlan, readers: Sequence[str]) -> dict[str, str]:

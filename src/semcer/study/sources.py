@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from semcer.alignment.context import mark
+from semcer.alignment.context import edit_contexts
+from semcer.alignment.edits import Edit
 from semcer.api.report import read_score_json
 from semcer.errors import InputError, SemcerError
 from semcer.io.ratings import RatedItem, read_items
@@ -147,28 +148,32 @@ def _score_lines(path: str) -> tuple[str, list[dict[str, Any]]]:
 
 
 def _from_score_json(path: str) -> list[Candidate]:
+    """The edits of a score JSON's lines, each with the marked pair the judge saw (the line, or the
+    judge's window around the edit on a long line: :func:`semcer.alignment.context.edit_contexts`)."""
     unit, lines = _score_lines(path)
     split: Callable[[str], Sequence[str]] = graphemes if unit == "grapheme" else list
     out = []
     for n, line in enumerate(lines):
         ref_units, hyp_units = split(line["ref"]), split(line["hyp"])
-        for k, e in enumerate(line["edits"]):
-            where = f"{path}: lines[{n}].edits[{k}]"
-            try:
-                rec = _score_edit(line, e, ref_units, hyp_units)
-            except (KeyError, IndexError, TypeError):
-                raise InputError(f"{where}: not an edit as semcer score --json writes it") from None
-            out.append(Candidate(rec["edit_id"], rec))
+        try:
+            edits = [_score_edit(e, ref_units, hyp_units) for e in line["edits"]]
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise InputError(f"{path}: lines[{n}]: an edit is not as semcer score --json writes it") from None
+        contexts = edit_contexts(edits, ref_units, hyp_units, lang=str(line.get("lang") or ""), line_id=line["id"])
+        for ctx, row in zip(contexts, line["edits"]):
+            rec = _record({**row, "line_id": line["id"], "doc": line.get("doc") or "", "lang": ctx.lang,
+                           "ref_pos": ctx.ref_pos, "hyp_pos": ctx.hyp_pos,
+                           "marked_ref": ctx.marked_ref, "marked_hyp": ctx.marked_hyp})
+            out.append(Candidate(str(row["edit_id"]), rec))
     return out
 
 
-def _score_edit(line: dict[str, Any], e: dict[str, Any], ref_units: Sequence[str], hyp_units: Sequence[str]) -> dict[str, Any]:
+def _score_edit(e: dict[str, Any], ref_units: Sequence[str], hyp_units: Sequence[str]) -> Edit:
     op, rp, hp = e["op"], int(e["ref_pos"]), int(e["hyp_pos"])
-    if (op != "I" and ref_units[rp] != e["ref_unit"]) or (op != "D" and hyp_units[hp] != e["hyp_unit"]):
-        raise KeyError("unit")
-    rec = _record({**e, "line_id": line["id"], "doc": line.get("doc") or "", "lang": line.get("lang"),
-                   "marked_ref": mark(ref_units, rp, op != "I"), "marked_hyp": mark(hyp_units, hp, op != "D")})
-    return rec
+    if op not in ("S", "D", "I") or (op != "I" and ref_units[rp] != e["ref_unit"]) or (
+            op != "D" and hyp_units[hp] != e["hyp_unit"]):
+        raise ValueError("not this line's unit")
+    return Edit(op, rp, hp, str(e["ref_unit"]), str(e["hyp_unit"]))
 
 
 def read_pair_candidates(paths: Sequence[str]) -> list[PairCandidate]:
