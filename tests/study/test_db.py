@@ -61,8 +61,19 @@ def test_next_slot_skips_come_last(study):
     assert db.next_slot("ana") == (pos0, first)
     db.rate("ana", first, verdict="cannot_judge")
     assert db.next_slot("ana") is None
+    db.skip("ana", first)  # skipping an answered slot (from its review page) changes nothing
+    assert db.next_slot("ana") is None
     p = {x.reader: x for x in db.progress()}["ana"]
     assert (p.slots, p.done, p.cannot_judge, p.skipped) == (total, total, 1, 0)
+
+
+def test_sessions_expire(study):
+    db, _ = study
+    session, csrf = db.new_session("ana")
+    assert db.session(session) == ("ana", csrf) and db.session(session + "x") is None
+    with sqlite3.connect(db.path) as conn:
+        conn.execute("UPDATE sessions SET created = created - 31 * 86400")
+    assert db.session(session) is None
 
 
 def test_add_reader_and_refusals(study, tmp_path):

@@ -59,6 +59,18 @@ def test_schedule_repeats_and_shuffles():
     assert schedule(items, "ana", seed=4, repeats=4) != a
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=4), min_size=1, max_size=40, unique=True), st.data())
+def test_schedule_properties(items, data):
+    repeats = data.draw(st.integers(0, len(items)))
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    sched = schedule(items, "r", seed, repeats)
+    assert sorted(s.item for s in sched if s.rep == 0) == sorted(items)
+    again = [s.item for s in sched if s.rep == 1]
+    assert len(again) == len(set(again)) == repeats
+    assert all(sched.index(Slot(i, 0)) < sched.index(Slot(i, 1)) for i in again)
+
+
 def test_severity_band():
     assert [severity_band(x) for x in (0.0, 0.12, 0.13, 0.5, 0.87, 0.88, 1.0)] == ["L0", "L0", "L1", "L2", "L3", "L4", "L4"]
     assert severity_band(None) == "unjudged"

@@ -27,6 +27,8 @@ from semcer.study.sampling import Slot
 FORMAT = "semcer-study/1"
 BUSY_TIMEOUT_S = 30.0
 VERDICTS = ("rated", "cannot_judge")
+#: How long a sign-in lasts (the cookie's Max-Age and the stored session's age limit).
+SESSION_DAYS = 30
 
 _SCHEMA = (
     "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -208,9 +210,11 @@ class StudyDB:
         return session, csrf
 
     def session(self, session: str) -> tuple[str, str] | None:
-        """(reader, CSRF token) of a session cookie, None when unknown."""
+        """(reader, CSRF token) of a session cookie, None when unknown or older than SESSION_DAYS."""
+        since = time.time() - SESSION_DAYS * 86400
         with self._connect() as conn:
-            row = conn.execute("SELECT reader, csrf FROM sessions WHERE hash = ?", (digest(session),)).fetchone()
+            row = conn.execute("SELECT reader, csrf FROM sessions WHERE hash = ? AND created > ?",
+                               (digest(session), since)).fetchone()
         return None if row is None else (str(row[0]), str(row[1]))
 
     def end_session(self, session: str) -> None:
@@ -254,9 +258,10 @@ class StudyDB:
 
     def skip(self, reader: str, slot: Slot) -> None:
         """Put the slot after every other unanswered one (it comes back once they are done)."""
-        with self._write() as conn:
-            conn.execute("INSERT INTO skips VALUES (?, ?, ?, ?) ON CONFLICT (reader, item, rep) DO UPDATE SET at = excluded.at",
-                         (reader, slot.item, slot.rep, time.time()))
+        with self._write() as conn:  # an answered slot is not skipped (nothing to come back to)
+            conn.execute("INSERT INTO skips SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM ratings WHERE reader = ? "
+                         "AND item = ? AND rep = ?) ON CONFLICT (reader, item, rep) DO UPDATE SET at = excluded.at",
+                         (reader, slot.item, slot.rep, time.time(), reader, slot.item, slot.rep))
 
     def ratings(self, reader: str | None = None) -> list[RatingRow]:
         sql = "SELECT reader, item, rep, verdict, level, choice, revisions FROM ratings"

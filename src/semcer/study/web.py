@@ -23,7 +23,7 @@ from urllib.parse import parse_qs
 from semcer.errors import SemcerError
 from semcer.reports.html import STYLE
 from semcer.study import pages
-from semcer.study.db import StudyDB
+from semcer.study.db import SESSION_DAYS, StudyDB
 
 try:
     from starlette.applications import Starlette
@@ -44,7 +44,6 @@ HEADERS = {"content-security-policy": CSP, "x-content-type-options": "nosniff", 
 SESSION_COOKIE = "semcer_study_session"
 PRE_COOKIE = "semcer_study_csrf"
 MAX_BODY = 16_384
-SESSION_DAYS = 30
 
 
 def _static(name: str) -> str:
