@@ -11,9 +11,9 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from semcer.api.report import LEVEL_NAMES, _split_marked
+from semcer.api.report import LEVEL_NAMES, split_marked
 from semcer.io.ratings import RatedItem
-from semcer.judges.llm.prompt import _LANGUAGE_NOTE, _LEVELS
+from semcer.judges.llm.prompt import LANGUAGE_NOTE, LEVEL_TEXTS
 from semcer.reports.text import safe
 from semcer.study.db import Item, RatingRow
 
@@ -57,7 +57,7 @@ def signin(csrf: str, message: str = "") -> str:
 
 def marked_line(marked: str, text: str, unit: str, label: str) -> str:
     """One side of a marked pair as the report draws it: the label, the text, the unit in a mark."""
-    head, tail = _split_marked(marked, text, unit)
+    head, tail = split_marked(marked, text, unit)
     shown = "\u2423" if unit == " " else unit  # an edited space, visible (as the report's line view shows it)
     mark = '<mark class="empty">\u2013</mark>' if unit == "" else f"<mark>{esc(shown)}</mark>"
     return f'<div><span class="lab">{esc(label)}</span>{esc(head)}{mark}{esc(tail)}</div>'
@@ -123,7 +123,7 @@ def done_page(reader: str, csrf: str, total: int, last: int) -> str:
 
 def rubric_page(reader: str, csrf: str) -> str:
     rows = "".join(f'<tr><td class="num">{k}</td><td class="num">{k / 4:.2f}</td><td>{esc(text)}</td></tr>'
-                   for k, text in enumerate(_LEVELS))
+                   for k, text in enumerate(LEVEL_TEXTS))
     examples = [
         {"edit_id": "ex1", "lang": "vi", "op": "S", "ref_unit": "ấ", "hyp_unit": "á", "ref_pos": 1, "hyp_pos": 1,
          "marked_ref": "T⟦ấ⟧m Cám", "marked_hyp": "T⟦á⟧m Cám"},
@@ -141,7 +141,7 @@ def rubric_page(reader: str, csrf: str) -> str:
             "the reference (REF). One edit is marked in both. Judge ONLY the marked edit, as a reader of OUT, who "
             "never sees REF, would experience it: how much damage does this edit do to what they take away?</p>"
             '<table><thead><tr><th class="num">level</th><th class="num">rating</th><th>meaning, with an example'
-            f"</th></tr></thead><tbody>{rows}</tbody></table><p>{esc(_LANGUAGE_NOTE)}</p><h3>How an edit is "
+            f"</th></tr></thead><tbody>{rows}</tbody></table><p>{esc(LANGUAGE_NOTE)}</p><h3>How an edit is "
             f"shown</h3>{shown}<h3>Pairs</h3><p>Some items show two outputs of one reference, A and B: choose the "
             "one that damages a reader more, or \u201cequal\u201d.</p><p>Use \u201cskip\u201d to come back to an "
             "item later and \u201ccannot judge\u201d when you cannot read the text. You can close the page at any "
