@@ -11,11 +11,11 @@ characters of the line that contains it (see :func:`cjk_word`).
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
 from semcer.caches import LINE_CACHE, cache
+from semcer.judges.rubric import wordfreq_tables
 from semcer.judges.rubric.classes import unit_kind
 from semcer.text.script import base_lang
 from semcer.text.units import graphemes
@@ -78,20 +78,23 @@ def lexicon_lang(tag: str) -> str | None:
     if lang not in _available():
         return None
     try:
-        zipf("a", lang)
+        _check_tokenizer(lang)
     except Exception:  # an optional tokenizer (the cjk extra) is missing
         return None
     return lang
 
 
-def wordfreq_version() -> str:
-    """Installed wordfreq version (part of the judge's identity: its lists change the output)."""
-    from importlib.metadata import PackageNotFoundError, version
+def _check_tokenizer(lang: str) -> None:
+    """Raise when wordfreq's tokenizer for ``lang`` cannot run here (jieba: it imports; MeCab: it
+    tokenizes), without setting jieba's dictionary up, which the judges do not need."""
+    tokenizer = wordfreq_tables.table(lang).meta["info"]["tokenizer"]
+    if tokenizer == "jieba":
+        import wordfreq.chinese  # noqa: F401  (imports jieba)
+    elif tokenizer != "regex":
+        zipf("a", lang)
 
-    try:
-        return version("wordfreq")
-    except PackageNotFoundError:  # pragma: no cover - wordfreq is a dependency
-        return "unknown"
+
+wordfreq_version = wordfreq_tables.wordfreq_version
 
 
 @cache(maxsize=1 << 18)
@@ -99,10 +102,7 @@ def zipf(word: str, lang: str) -> float:
     """Zipf frequency of ``word`` in ``lang`` (0.0 when unknown, or when any token of it is)."""
     if not word:
         return 0.0
-    from wordfreq import zipf_frequency
-
-    with quiet_jieba():
-        return zipf_frequency(word, lang)
+    return wordfreq_tables.zipf(word, lang)
 
 
 @cache(maxsize=64)
@@ -126,20 +126,12 @@ def token_count(word: str, lang: str) -> int:
         return len(tokenize(word, lang))
 
 
-@cache(maxsize=8)
-def _freq_dict(lang: str) -> dict[str, float]:
-    from wordfreq import get_frequency_dict
-
-    return get_frequency_dict(lang)
-
-
 @cache(maxsize=1 << 18)
 def dict_zipf(word: str, lang: str) -> float:
     """Zipf frequency of ``word`` as one entry of the word list (no tokenization, no combining)."""
     if lang == "zh":
         word = _simplify(word)
-    f = _freq_dict(lang).get(word.casefold(), 0.0)
-    return round(math.log10(f) + 9.0, 2) if f > 0 else 0.0
+    return wordfreq_tables.entry_zipf(word.casefold(), lang)
 
 
 def _simplify(text: str) -> str:
