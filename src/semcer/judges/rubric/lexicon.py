@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 
 from semcer.caches import LINE_CACHE, cache
 from semcer.judges.rubric import wordfreq_tables
@@ -194,11 +195,11 @@ def _runs(flags: list[bool]) -> tuple[tuple[int, int] | None, ...]:
 def line_info(text: str) -> Line:
     """The :class:`Line` of ``text`` (cached by the text: every edit of a line shares it)."""
     units = graphemes(text)
-    kinds = tuple(unit_kind(u) for u in units)
-    digit = [k == "digit" for k in kinds]
-    has_digit = any(digit)
+    kinds = tuple(map(unit_kind, units))
+    has_digit = "digit" in kinds
     n = len(units)
     if has_digit:
+        digit = [k == "digit" for k in kinds]
         in_num = [
             d or (0 < i < n - 1 and units[i] in NUMBER_SEPARATORS and digit[i - 1] and digit[i + 1])
             for i, d in enumerate(digit)
@@ -206,11 +207,9 @@ def line_info(text: str) -> Line:
         num_run = _runs(in_num)
     else:
         num_run = (None,) * n
-    word_run = _runs([k in _WORD_KINDS for k in kinds])
-    offsets = [0]
-    for u in units:
-        offsets.append(offsets[-1] + len(u))
-    return Line(text, units, kinds, word_run, num_run, has_digit, tuple(offsets))
+    word_run = _runs(list(map(_WORD_KINDS.__contains__, kinds)))
+    offsets = tuple(range(n + 1)) if len(text) == n else (0, *accumulate(map(len, units)))
+    return Line(text, units, kinds, word_run, num_run, has_digit, offsets)
 
 
 def word_span(line: Line, pos: int, gap: bool) -> tuple[int, int] | None:
