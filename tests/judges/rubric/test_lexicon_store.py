@@ -173,3 +173,11 @@ def test_two_processes_map_the_same_file(tmp_path, monkeypatch):
     outs = [p.communicate("\n", timeout=60) for p in procs]
     assert first == [["310", "320", "400", "-1"]] * 2, outs
     assert [o[0].split() for o in outs] == [["320"]] * 2 and all(p.returncode == 0 for p in procs)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=ALPHABETS["zh"] + "國學們說時會對過發後裡ABCabc1", max_size=10))
+def test_simplify_chinese_equals_wordfreq(text):
+    from wordfreq.chinese import simplify_chinese
+
+    assert wordfreq_tables.simplify_chinese(text) == simplify_chinese(text)

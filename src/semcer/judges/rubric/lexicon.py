@@ -11,6 +11,7 @@ characters of the line that contains it (see :func:`cjk_word`).
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from dataclasses import dataclass
 from itertools import accumulate
@@ -86,11 +87,13 @@ def lexicon_lang(tag: str) -> str | None:
 
 
 def _check_tokenizer(lang: str) -> None:
-    """Raise when wordfreq's tokenizer for ``lang`` cannot run here (jieba: it imports; MeCab: it
-    tokenizes), without setting jieba's dictionary up, which the judges do not need."""
+    """Raise when wordfreq's tokenizer for ``lang`` cannot run here (jieba: it is installed; MeCab:
+    it tokenizes), without importing jieba or setting its dictionary up (the judges look Chinese
+    up by list entry, :func:`dict_zipf`, and never tokenize it)."""
     tokenizer = wordfreq_tables.table(lang).meta["info"]["tokenizer"]
     if tokenizer == "jieba":
-        import wordfreq.chinese  # noqa: F401  (imports jieba)
+        if importlib.util.find_spec("jieba") is None:
+            raise ModuleNotFoundError("jieba")
     elif tokenizer != "regex":
         zipf("a", lang)
 
@@ -136,11 +139,7 @@ def dict_zipf(word: str, lang: str) -> float:
 
 
 def _simplify(text: str) -> str:
-    try:
-        from wordfreq.chinese import simplify_chinese
-    except Exception:  # pragma: no cover - the cjk extra is missing
-        return text
-    return simplify_chinese(text)
+    return wordfreq_tables.simplify_chinese(text)
 
 
 _NUM_PARTS = re.compile(r"\d+")
@@ -175,19 +174,19 @@ class Line:
 
 
 def _runs(flags: list[bool]) -> tuple[tuple[int, int] | None, ...]:
+    """For each position, the ``(start, end)`` of the run of true flags holding it, or None."""
     out: list[tuple[int, int] | None] = [None] * len(flags)
-    i, n = 0, len(flags)
-    while i < n:
-        if flags[i]:
-            j = i
-            while j < n and flags[j]:
-                j += 1
-            span = (i, j)
-            for k in range(i, j):
-                out[k] = span
-            i = j
-        else:
-            i += 1
+    start = -1
+    for i, flag in enumerate(flags):
+        if flag:
+            if start < 0:
+                start = i
+        elif start >= 0:
+            out[start:i] = [(start, i)] * (i - start)
+            start = -1
+    if start >= 0:
+        n = len(out)
+        out[start:] = [(start, n)] * (n - start)
     return tuple(out)
 
 

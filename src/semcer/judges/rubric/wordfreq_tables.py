@@ -157,3 +157,19 @@ def entry_zipf(key: str, lang: str) -> float:
     """Zipf of ``key`` as one entry of wordfreq's list (no tokenization, no case folding here)."""
     value = table(lang).get(key)
     return 0.0 if value < 0 else _entry_value_zipf(value)
+
+
+@cache(maxsize=1)
+def _simplified_map() -> dict[int, str]:
+    import gzip
+
+    import msgpack
+    from wordfreq.util import data_path
+
+    with gzip.open(data_path("_chinese_mapping.msgpack.gz")) as f:
+        return msgpack.load(f, raw=False, strict_map_key=False)  # type: ignore[no-any-return]
+
+
+def simplify_chinese(text: str) -> str:
+    """``wordfreq.chinese.simplify_chinese``: the same mapping file, read without importing jieba."""
+    return text.translate(_simplified_map()).casefold()
