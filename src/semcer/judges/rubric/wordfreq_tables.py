@@ -163,11 +163,12 @@ def entry_zipf(key: str, lang: str) -> float:
 def _simplified_map() -> dict[int, str]:
     import gzip
 
-    import msgpack
+    import msgpack  # type: ignore[import-untyped]
     from wordfreq.util import data_path
 
     with gzip.open(data_path("_chinese_mapping.msgpack.gz")) as f:
-        return msgpack.load(f, raw=False, strict_map_key=False)  # type: ignore[no-any-return]
+        mapping: dict[int, str] = msgpack.load(f, raw=False, strict_map_key=False)
+    return mapping
 
 
 def simplify_chinese(text: str) -> str:
