@@ -130,7 +130,11 @@ def _zipf_tokens(word: str, lang: str, t: Table) -> float:
     from wordfreq.numbers import digit_freq, smash_numbers
     from wordfreq.tokens import lossy_tokenize
 
-    with quiet_jieba():
+    jieba = t.meta["info"]["tokenizer"] == "jieba"
+    if jieba:
+        with quiet_jieba():
+            tokens = lossy_tokenize(word, lang)
+    else:
         tokens = lossy_tokenize(word, lang)
     if not tokens:
         return _MISSING
@@ -144,7 +148,7 @@ def _zipf_tokens(word: str, lang: str, t: Table) -> float:
         if smashed != token:
             freq *= digit_freq(token)
         freqs.append(freq)
-    return _combine(freqs, t.meta["info"]["tokenizer"] == "jieba")
+    return _combine(freqs, jieba)
 
 
 @cache(maxsize=1 << 12)
