@@ -181,3 +181,16 @@ def test_simplify_chinese_equals_wordfreq(text):
     from wordfreq.chinese import simplify_chinese
 
     assert wordfreq_tables.simplify_chinese(text) == simplify_chinese(text)
+
+
+@given(st.integers(0, 0xFFFF))
+def test_zipf_values_round_trip(value):
+    z = lexicon_store.zipf_of_value(value)
+    assert lexicon_store.value_of_zipf(z) == value
+    assert abs(z - (9 - value / 100)) < 1e-9  # Zipf 9 is a frequency of 1; 1 cB = 0.01 Zipf
+
+
+def test_zipf_outside_the_table_is_refused():
+    with pytest.raises(ValueError, match="outside"):
+        lexicon_store.value_of_zipf(9.5)
+    assert lexicon_store.value_of_zipf(wordfreq.zipf_frequency("the", "en")) == round((9 - 7.73) * 100)

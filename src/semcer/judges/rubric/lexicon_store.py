@@ -2,7 +2,13 @@
 
 A :class:`Table` maps a word (a ``str``) to a frequency in *centibels below 1*, wordfreq's own
 quantization: value ``v`` means frequency ``10 ** (-v / 100)``, i.e. Zipf ``9 - v / 100``. Any
-word -> Zipf list with two decimals fits (``v = round((9 - zipf) * 100)``, ``0 <= v < 65536``).
+word -> Zipf list with two decimals fits (:func:`value_of_zipf`: ``v = round((9 - zipf) * 100)``,
+``0 <= v < 65536``). A new source (another language's word list) is one call::
+
+    open_table(f"mysource-{version}/{lang}", {"source": "mysource", "version": version, "lang": lang},
+               lambda: ({word: value_of_zipf(z) for word, z in pairs}, {}))
+
+and :meth:`Table.get` then answers its lookups (-1 for a word it does not hold).
 Lookups read the file in place (``mmap``), so every worker process that opens the same file
 shares its pages, and a process only maps the tables of the languages it meets.
 
@@ -48,6 +54,20 @@ MAGIC = b"SEMCERLX"
 FORMAT_VERSION = 1
 _HEADER = struct.Struct("<8sIIIIII")
 MAX_VALUE = 0xFFFF
+
+
+def value_of_zipf(zipf: float) -> int:
+    """The stored value of a Zipf frequency (two decimals kept): ``round((9 - zipf) * 100)``, so that a
+    source other than wordfreq (a word list with Zipf values) can be written into the same format."""
+    value = round((9.0 - zipf) * 100)
+    if not 0 <= value <= MAX_VALUE:
+        raise ValueError(f"Zipf {zipf!r} is outside what a lexicon table holds (9 down to {9 - MAX_VALUE / 100})")
+    return value
+
+
+def zipf_of_value(value: int) -> float:
+    """The Zipf frequency of a stored value, to two decimals (wordfreq's own quantization)."""
+    return round(9.0 - value / 100, 2)
 
 
 def cache_root() -> Path:
