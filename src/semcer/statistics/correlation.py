@@ -8,9 +8,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 
 from semcer.statistics.bootstrap import Estimate, percentile_estimate, resample_index_chunks
+
+
+def rankdata(a: Any, axis: int | None = None) -> np.ndarray:
+    """scipy's average ranks, scipy imported on first use (0.7 s: not for ``semcer score``)."""
+    from scipy.stats import rankdata as scipy_rankdata
+
+    return np.asarray(scipy_rankdata(a, axis=axis))
 
 
 def spearman_rows(x: Any, y: Any) -> np.ndarray:
