@@ -84,7 +84,7 @@ _ONE_HOT: tuple[tuple[str, tuple[str, ...]], ...] = (
 _RAW: tuple[str, ...] = (
     # From edit_features, as they are.
     "name_like", "word_len", "in_number", "number_changed", "number_malformed", "number_implausible",
-    "line_sim", "local_sim", "rel_pos", "line_len",
+    "line_sim", "local_sim", "rel_pos", "line_len", "equivalent",
     # From edit_features, with -1 where there is no lexicon or no word.
     "ref_zipf", "hyp_zipf", "ref_known", "hyp_known", "has_lexicon", "context_known",
     # The rubric judge's verdict (stacked).

@@ -14,6 +14,7 @@ from semcer.caches import cache
 #: Edit classes, in the order the classifier tries them.
 EDIT_CLASSES: tuple[str, ...] = (
     "none",  # both sides equal (not an edit; kept so that the function is total)
+    "invisible",  # equal once invisible characters are removed (ZWNJ/ZWJ after a virama, ZWSP, LRM, ...)
     "compat",  # NFKC-equal, e.g. full-width vs half-width
     "case",  # equal after case folding
     "homoglyph",  # letters of different scripts that look the same (Latin o, Greek ο, Cyrillic о)
@@ -88,6 +89,8 @@ def edit_class(ref_unit: str, hyp_unit: str) -> str:
     """
     if ref_unit == hyp_unit:
         return "none"
+    if visible(ref_unit) == visible(hyp_unit):
+        return "invisible"
     if ref_unit and hyp_unit:
         if unicodedata.normalize("NFKC", ref_unit) == unicodedata.normalize("NFKC", hyp_unit):
             return "compat"
@@ -113,19 +116,39 @@ def edit_class(ref_unit: str, hyp_unit: str) -> str:
     return "other"
 
 
-# Latin, Greek and Cyrillic letters that print (nearly) alike, mapped to one Latin skeleton; a
-# small hand-made subset of Unicode's confusables (UTS #39) covering what OCR actually swaps.
+# Latin, Greek and Cyrillic letters that print (nearly) alike, mapped to one skeleton (Latin where
+# there is one); a small hand-made subset of Unicode's confusables (UTS #39) covering what OCR
+# actually swaps, and the Hebrew geresh and gershayim read as ASCII quotes.
 _HOMOGLYPHS = {
-    "a": "аα", "c": "сϲ", "e": "е", "i": "іι", "j": "ј", "o": "оο", "p": "рρ", "s": "ѕ", "x": "хχ",
-    "y": "у", "v": "ν", "k": "κ", "h": "һ",
-    "A": "АΑ", "B": "ВΒ", "C": "СϹ", "E": "ЕΕ", "H": "НΗ", "I": "ІΙ", "J": "Ј", "K": "КΚ",
-    "M": "МΜ", "N": "Ν", "O": "ОΟ", "P": "РΡ", "S": "Ѕ", "T": "ТΤ", "X": "ХΧ", "Y": "ΥҮ", "Z": "Ζ",
+    "a": "аα", "c": "сϲ", "d": "ԁ", "e": "еε", "i": "іι", "j": "ј", "k": "κк", "h": "һ", "l": "ӏ",
+    "o": "оο", "p": "рρ", "q": "ԛ", "s": "ѕ", "u": "υ", "v": "ν", "w": "ԝ", "x": "хχ", "y": "у",
+    "A": "АΑ", "B": "ВΒ", "C": "СϹ", "E": "ЕΕ", "H": "НΗ", "I": "ІΙӀ", "J": "Ј", "K": "КΚ",
+    "M": "МΜ", "N": "Ν", "O": "ОΟ", "P": "РΡ", "S": "Ѕ", "T": "ТΤ", "X": "ХΧ", "Y": "ΥҮУ", "Z": "Ζ",
+    "Г": "Γ", "П": "Π", "Ф": "Φ", "'": "׳", '"': "״",
 }
 _SKELETON_OF = {ch: latin for latin, others in _HOMOGLYPHS.items() for ch in others}
 
 
 def _skeleton(unit: str) -> str:
     return "".join(_SKELETON_OF.get(ch, ch) for ch in unit)
+
+
+#: Default-ignorable code points that OCR inserts or drops without a visible trace: soft hyphen,
+#: combining grapheme joiner, Arabic letter mark, zero-width space/non-joiner/joiner, direction
+#: marks and embeddings, word joiner and invisible operators, variation selectors, BOM.
+_INVISIBLE = frozenset(
+    [0x00AD, 0x034F, 0x061C, 0x180E, 0xFEFF, *range(0x200B, 0x2010), *range(0x202A, 0x202F),
+     *range(0x2060, 0x2070), *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]
+)
+_DROP_INVISIBLE = dict.fromkeys(_INVISIBLE)
+
+
+@cache(maxsize=1 << 16)
+def visible(unit: str) -> str:
+    """``unit`` without its invisible (default-ignorable) characters."""
+    if unit.isascii():
+        return unit
+    return unit.translate(_DROP_INVISIBLE)
 
 
 def is_word_unit(unit: str) -> bool:

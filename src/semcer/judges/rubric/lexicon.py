@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from semcer.caches import LINE_CACHE, cache
+from semcer.judges.rubric import extra_lexicons
 from semcer.judges.rubric.classes import unit_kind
 from semcer.text.script import base_lang
 from semcer.text.units import graphemes
@@ -76,7 +77,7 @@ def lexicon_lang(tag: str) -> str | None:
     """
     lang = base_lang(tag)
     if lang not in _available():
-        return None
+        return lang if extra_lexicons.available(lang) else None  # Thai, Telugu, ...: extra_lexicons
     try:
         zipf("a", lang)
     except Exception:  # an optional tokenizer (the cjk extra) is missing
@@ -99,6 +100,8 @@ def zipf(word: str, lang: str) -> float:
     """Zipf frequency of ``word`` in ``lang`` (0.0 when unknown, or when any token of it is)."""
     if not word:
         return 0.0
+    if lang in extra_lexicons.EXTRA_LANGS:
+        return extra_lexicons.zipf(word, lang)
     from wordfreq import zipf_frequency
 
     with quiet_jieba():
@@ -138,6 +141,8 @@ def dict_zipf(word: str, lang: str) -> float:
     """Zipf frequency of ``word`` as one entry of the word list (no tokenization, no combining)."""
     if lang == "zh":
         word = _simplify(word)
+    if lang in extra_lexicons.EXTRA_LANGS:
+        return extra_lexicons.zipf(word, lang)
     f = _freq_dict(lang).get(word.casefold(), 0.0)
     return round(math.log10(f) + 9.0, 2) if f > 0 else 0.0
 

@@ -42,7 +42,10 @@ RULES: tuple[Rule, ...] = (
     Rule("negation-swap", 2, 0.5, "a negation word becomes another real word, or the reverse", "没有 -> 设有, nicht -> dicht"),
     Rule("negation-partial", 1, 0.9, "half of a two-part negation lost, the other half still there", "n'est pas en -> n'est en"),
     # Cosmetic.
+    Rule("invisible", 0, 0.0, "only an invisible character differs (zero-width joiner, non-joiner, space)", "ఫ్ -> ఫ్ + ZWNJ"),
     Rule("compat", 0, 0.0, "Unicode compatibility variant (NFKC-equal)", "： -> :"),
+    Rule("compat-split", 0, 0.0, "part of a stretch that reads the same after NFKC, split differently into units",
+         "กำ -> กํ + า"),
     Rule("homoglyph", 0, 0.0, "a letter of another script that prints the same", "Greek ο -> Latin o"),
     Rule("case-symbol", 1, 0.5, "case of a one-letter token (option, unit, variable), where case is meaning", "-l -> -L"),
     Rule("case", 0, 0.0, "case only", "o si -> O si"),
@@ -117,8 +120,10 @@ def _rule_id(f: EditFeatures) -> str:
         return {"lost": "negation", "gained": "negation", "swap": "negation-swap"}.get(neg, "negation-partial")
     if cls == "case" and f.pos_in_word == "whole":
         return "case-symbol"
-    if cls in ("compat", "homoglyph", "case"):
+    if cls in ("invisible", "compat", "homoglyph", "case"):
         return cls
+    if f.equivalent:
+        return "compat-split"
     if cls in ("whitespace", "punct"):
         np_ = f.number_punct
         if np_ in ("merged", "split"):
