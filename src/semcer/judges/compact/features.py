@@ -29,7 +29,7 @@ from rapidfuzz.distance import Levenshtein
 
 from semcer.alignment.context import EditContext
 from semcer.caches import cache
-from semcer.judges.rubric.classes import EDIT_CLASSES, UNIT_KINDS
+from semcer.judges.rubric.classes import EDIT_CLASSES, MARK_CHANGES, UNIT_KINDS
 from semcer.judges.rubric.features import EditFeatures, feature_tuple
 from semcer.judges.rubric.lexicon import is_negation, line_info, number_span
 from semcer.judges.rubric.rules import RULES, damage, expected_severities, rubric_rule
@@ -78,6 +78,7 @@ _ONE_HOT: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("number_punct", NUMBER_PUNCT),
     ("negation", NEGATION),
     ("rule", RULE_IDS),
+    ("mark_change", MARK_CHANGES),
 )
 
 #: Numeric values collected per edit (see :func:`feature_columns`), in column order.

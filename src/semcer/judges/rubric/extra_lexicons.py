@@ -8,7 +8,7 @@ language  source (read where it is installed; nothing is downloaded)
           ships (``corpus/tnc_freq.txt``, word and count) gives a Zipf frequency,
           ``log10(count / total * 1e9)``; a word of its dictionary (``thai_words()``) that the corpus
           list lacks counts :data:`DICTIONARY_ZIPF`. Its ``newmm`` tokenizer with that dictionary
-          gives Thai word boundaries (:func:`thai_spans`).
+          gives Thai word boundaries (:func:`word_spans`).
 ``te``    Debian's ``aspell-te`` word list (``/usr/share/aspell/te.cwl.gz``,
 ``kn``    ``aspell-kn``, ``aspell-mr``; ``apt-get install aspell-te aspell-kn aspell-mr``): a
 ``mr``    dictionary without frequencies, so a listed word counts :data:`DICTIONARY_ZIPF`.
@@ -26,6 +26,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import math
+import re
 import unicodedata
 from collections.abc import Iterator
 from importlib.metadata import PackageNotFoundError
@@ -84,26 +85,19 @@ def prezip_words(data: bytes) -> Iterator[str]:
     """
     if not data or data[0] != 2:
         raise ValueError("not an aspell prezip word list (no 0x02 header)")
-    i, n, prev = 1, len(data), b""
-    while i < n:
-        keep = data[i]
-        i += 1
-        if keep == 0x1E:
-            while i < n and data[i] == 0xFF:
-                keep += 0xFF
-                i += 1
-            keep += data[i] if i < n else 0
-            i += 1
-        j = i
-        while j < n and (data[j] > 0x1F or (data[j] == 0x1F and j + 1 < n and 0x20 <= data[j + 1] <= 0x3F)):
-            j += 2 if data[j] == 0x1F else 1
-        prev = prev[:keep] + data[i:j]
-        i = j
+    prev = b""
+    for m in _PREZIP_LINE.finditer(data, 1):
+        head, rest = m.group(1), m.group(2)
+        keep = head[0] if head[0] != 0x1E else 0x1E + sum(head[1:])
+        prev = prev[:keep] + rest
         word = _unescape(prev).decode("utf-8", "replace").split("/", 1)[0]
         if word:
             yield word
-        if i + 1 < n and data[i] == 0x1F and data[i + 1] == 0xFF:
-            return
+
+
+#: One line of a prezip list: its prefix length (one byte, or 0x1E, 0xFF bytes and a last byte) and
+#: the rest of the word (bytes above 0x1F and 0x1F escapes); the end marker 0x1F 0xFF matches none.
+_PREZIP_LINE = re.compile(rb"(\x1e\xff*[\x00-\xfe]|[\x00-\x1d])((?:[\x20-\xff]|\x1f[\x20-\x3f])*)", re.DOTALL)
 
 
 def _unescape(raw: bytes) -> bytes:
@@ -128,7 +122,8 @@ def _freq_dict(lang: str) -> dict[str, float]:
         return {}
     if lang == "th":
         return _thai_table(path)
-    words = (w for w in prezip_words(gzip.decompress(path.read_bytes())) if not w.isdigit())
+    entries = prezip_words(gzip.decompress(path.read_bytes()))
+    words = (w for entry in entries for w in entry.split() if not w.isdigit())  # a few entries hold tabs
     return dict.fromkeys(map(_key, words), DICTIONARY_ZIPF)
 
 
@@ -159,19 +154,49 @@ def zipf(word: str, lang: str) -> float:
 
 
 @cache(maxsize=1 << 12)
-def thai_spans(text: str) -> tuple[tuple[int, int], ...]:
-    """Code point spans ``[start, end)`` of the words of a Thai line, by PyThaiNLP's ``newmm``
-    (dictionary maximal matching over Thai character clusters; spaces and punctuation are their own
-    tokens). Empty without PyThaiNLP."""
-    if _thai_dir() is None or not text:
+def word_spans(text: str, lang: str) -> tuple[tuple[int, int], ...]:
+    """Code point spans ``[start, end)`` of the words of a line of a language written without
+    spaces: Thai by PyThaiNLP's ``newmm`` (dictionary maximal matching over Thai character clusters),
+    Japanese by MeCab with the ipadic dictionary wordfreq uses (the ``cjk`` extra). Spaces and
+    punctuation come out as pieces of their own or are skipped. Empty without the tokenizer."""
+    if not text:
         return ()
-    from pythainlp.tokenize import word_tokenize
+    if lang == "th":
+        if _thai_dir() is None:
+            return ()
+        from pythainlp.tokenize import word_tokenize
 
+        tokens = word_tokenize(text, engine="newmm", keep_whitespace=True)
+    elif lang == "ja":
+        tokens = _mecab_tokens(text)
+        if tokens is None:
+            return ()
+    else:
+        return ()
     spans, at = [], 0
-    for token in word_tokenize(text, engine="newmm", keep_whitespace=True):
-        spans.append((at, at + len(token)))
-        at += len(token)
-    return tuple(spans) if at == len(text) else ()
+    for token in tokens:
+        start = text.find(token, at)
+        if start < 0:
+            return ()
+        spans.append((start, start + len(token)))
+        at = start + len(token)
+    return tuple(spans)
+
+
+def _mecab_tokens(text: str) -> list[str] | None:
+    try:
+        analyzer = _mecab()
+    except Exception:  # the cjk extra (MeCab, ipadic) is missing
+        return None
+    rows = analyzer.parse(text.replace("\n", " ")).split("\n")  # type: ignore[attr-defined]
+    return [row.split("\t", 1)[0] for row in rows if row and row != "EOS" and row.split("\t", 1)[0]]
+
+
+@cache(maxsize=1)
+def _mecab() -> object:
+    from wordfreq.mecab import make_mecab_analyzer
+
+    return make_mecab_analyzer("ja")
 
 
 def _package_version(name: str) -> str:

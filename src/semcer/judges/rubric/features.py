@@ -20,7 +20,7 @@ from rapidfuzz.distance import Levenshtein
 from semcer.alignment.context import EditContext
 from semcer.caches import LINE_CACHE, cache
 from semcer.judges.rubric import extra_lexicons
-from semcer.judges.rubric.classes import edit_class, unit_kind, visible
+from semcer.judges.rubric.classes import edit_class, mark_change, unit_kind, visible
 from semcer.judges.rubric.lexicon import (
     CJK_LANGS,
     NEGATION_INFIXES,
@@ -72,9 +72,10 @@ def _lang_info(tag: str) -> tuple[str, str | None, bool, bool]:
 
 
 @cache(maxsize=1 << 16)
-def _unit_pair(ref_unit: str, hyp_unit: str) -> tuple[str, str, str, str]:
-    """Edit class, both unit kinds and the script of an edit's units."""
-    return edit_class(ref_unit, hyp_unit), unit_kind(ref_unit), unit_kind(hyp_unit), unit_script(ref_unit or hyp_unit)
+def _unit_pair(ref_unit: str, hyp_unit: str) -> tuple[str, str, str, str, str]:
+    """Edit class, both unit kinds, the script of an edit's units and how their marks differ."""
+    return (edit_class(ref_unit, hyp_unit), unit_kind(ref_unit), unit_kind(hyp_unit), unit_script(ref_unit or hyp_unit),
+            mark_change(ref_unit, hyp_unit))
 
 
 @cache(maxsize=1 << 18)
@@ -135,16 +136,16 @@ def _lines(
 
 
 #: Languages written without spaces whose words come from a dictionary tokenizer (not wordfreq's).
-_SEGMENTED = frozenset({"th"})
+_SEGMENTED = frozenset({"th", "ja"})
 
 
 @cache(maxsize=LINE_CACHE)
 def _segmented(text: str, lang: str) -> Line:
     """The :class:`Line` of ``text`` with its word runs cut at the tokenizer's word boundaries
-    (Thai: PyThaiNLP's ``newmm``, :func:`~semcer.judges.rubric.extra_lexicons.thai_spans`); as
+    (:func:`~semcer.judges.rubric.extra_lexicons.word_spans`: Thai, Japanese); as
     :func:`line_info` gives it when there is no tokenizer."""
     line = line_info(text)
-    spans = extra_lexicons.thai_spans(text)
+    spans = extra_lexicons.word_spans(text, lang)
     if not spans:
         return line
     n, words = len(line.units), line.word_run
@@ -349,6 +350,7 @@ class EditFeatures(NamedTuple):
     rel_pos: float
     line_len: int
     equivalent: bool  # a few units around the edit are equal after NFKC without invisible characters
+    mark_change: str  # which combining marks differ (classes.mark_change)
 
 
 _new_features = tuple.__new__  # EditFeatures from a tuple in field order, without the keyword-capable __new__
@@ -366,7 +368,8 @@ def edit_features(ctx: EditContext) -> dict[str, Any]:
     ``in_number``, ``number_changed``, ``number_malformed``, ``number_implausible``,
     ``number_punct``, ``negation``, ``line_sim`` (whole line), ``local_sim`` (11 units around the
     edit), ``context_known`` (share of known words in the output line), ``rel_pos``, ``line_len``,
-    ``equivalent`` (a few units around the edit read the same after NFKC, invisible characters dropped)).
+    ``equivalent`` (a few units around the edit read the same after NFKC, invisible characters dropped),
+    ``mark_change`` (:func:`~semcer.judges.rubric.classes.mark_change`)).
     """
     return feature_tuple(ctx)._asdict()
 
@@ -376,7 +379,7 @@ def feature_tuple(ctx: EditContext) -> EditFeatures:
     ref, hyp, line_sim, lang, lex, cjk, neg_lang, hyp_words, foldable = _lines(ctx.ref, ctx.hyp, ctx.lang)
     rpos, hpos, op = ctx.ref_pos, ctx.hyp_pos, ctx.op
     ref_unit, hyp_unit = ctx.ref_unit, ctx.hyp_unit
-    cls, ref_kind, hyp_kind, script = _unit_pair(ref_unit, hyp_unit)
+    cls, ref_kind, hyp_kind, script, marks = _unit_pair(ref_unit, hyp_unit)
     ref_gap, hyp_gap = op == "I", op == "D"
 
     # The word holding the edit on each side, and what the lexicon says about it.
@@ -415,7 +418,7 @@ def feature_tuple(ctx: EditContext) -> EditFeatures:
         *numbers[2:], negation, line_sim,
         _similarity(_window(ref, rpos), _window(hyp, hpos)),  # local_sim
         _context_known(hyp_words, hyp_w), rpos / (n_ref or 1), n_ref,  # context_known, rel_pos, line_len
-        foldable and _equivalent(ref, hyp, rpos, hpos, op),
+        foldable and _equivalent(ref, hyp, rpos, hpos, op), marks,
     ))
 
 

@@ -64,6 +64,7 @@ RULES: tuple[Rule, ...] = (
     Rule("number-implausible", 3, 0.5, "a number changed into an impossible year, date or time", "2024 -> 2824"),
     Rule("number-changed", 4, 0.5, "a number changed into another plausible number", "288.000 đ -> 238.000 đ"),
     # Letters, marks, ideographs.
+    Rule("mark-optional", 0, 0.6, "only an Arabic or Hebrew vowel point (usually unwritten) added or dropped", "مشوّهة -> مشوهة"),
     Rule("garbled", 3, 0.0, "letter, mark or character edit in a garbled stretch of output", "प्रका⟦र⟧ -> उका⟦प⟧"),
     Rule("ideograph-word", 1, 0.4, "a character that forms another attested word", "大于 -> 小于"),
     Rule("ideograph", 1, 0.1, "a character that forms no attested word", "文件 -> 又件"),
@@ -147,6 +148,8 @@ def _rule_id(f: EditFeatures) -> str:
             return "number-same"
         return "number-implausible" if f.number_implausible else "number-changed"
     if cls in CONTENT:
+        if cls == "mark" and f.mark_change == "optional":
+            return "mark-optional"
         if f.local_sim < GARBLED_LOCAL_SIM:
             return "garbled"
         status = f.word_status
@@ -215,8 +218,10 @@ def expected_severities(levels: np.ndarray, tilts: np.ndarray, mode_mass: float 
 
 @cache(maxsize=1)
 def table_hash() -> str:
-    """Hash of everything that decides the output besides the code: rules, thresholds, word lists."""
+    """Hash of everything that decides the output besides the code: rules, thresholds, word lists
+    (the extra lexicons installed among them: :func:`~semcer.judges.rubric.extra_lexicons.version`)."""
     from semcer.judges.rubric import classes as _ec
+    from semcer.judges.rubric import extra_lexicons
     from semcer.judges.rubric import lexicon as _lx
 
     text = repr(
@@ -232,6 +237,11 @@ def table_hash() -> str:
             sorted((k, sorted(v)) for k, v in _lx.NEGATIONS.items()),
             sorted(_lx.NEGATION_INFIXES.items()),
             sorted(_ec._HOMOGLYPHS.items()),
+            sorted(_ec._INVISIBLE),
+            _ec.MARK_CHANGES,
+            sorted(_ec._OPTIONAL_MARKS | _ec._NASAL_MARKS | _ec._VIRAMAS | _ec._NUKTAS | _ec._TONE_MARKS),
+            extra_lexicons.DICTIONARY_ZIPF,
+            extra_lexicons.version(),
         )
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
