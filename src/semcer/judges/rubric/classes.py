@@ -172,8 +172,9 @@ _TONE_MARKS = frozenset([0x0300, 0x0301, 0x0303, 0x0309, 0x0323, *range(0x0E48, 
 def mark_change(ref_unit: str, hyp_unit: str) -> str:
     """Which combining marks differ between the units (decomposed): '' when none does, else
     'optional' (only vowel points Arabic and Hebrew usually leave out), 'nasal' (an Indic
-    candrabindu/anusvara, Thai nikhahit), 'virama', 'nukta', 'tone' (a Vietnamese or Thai tone
-    mark), 'vowel' (another mark of an Indic or Thai vowel sign), or 'other'."""
+    candrabindu/anusvara, Thai nikhahit), 'virama', 'nukta', 'tone' (a mark that is a tone mark in
+    Vietnamese, grave, acute, tilde, hook above or dot below, or in Thai), 'vowel' (another mark of an
+    Indic or Thai vowel sign), or 'other'. The first that applies, in that order."""
     ref, hyp = unicodedata.normalize("NFD", ref_unit), unicodedata.normalize("NFD", hyp_unit)
     diff = [ord(c) for c in set(ref) ^ set(hyp) if unicodedata.category(c)[0] == "M"]
     if not diff:
