@@ -166,12 +166,12 @@ def word_spans(text: str, lang: str) -> tuple[tuple[int, int], ...]:
             return ()
         from pythainlp.tokenize import word_tokenize
 
-        tokens = word_tokenize(text, engine="newmm", keep_whitespace=True)
+        tokens: list[str] | None = word_tokenize(text, engine="newmm", keep_whitespace=True)
     elif lang == "ja":
         tokens = _mecab_tokens(text)
-        if tokens is None:
-            return ()
     else:
+        tokens = None
+    if tokens is None:
         return ()
     spans, at = [], 0
     for token in tokens:

@@ -3,8 +3,9 @@ edit and whether the lexicon knows it, digits and numbers, negation, how garbled
 
 :func:`feature_tuple` computes them for one edit as an :class:`EditFeatures` of plain values; the
 rubric's rule table (:mod:`semcer.judges.rubric.rules`) and the compact scorer's forest
-(:mod:`semcer.judges.compact`) both read them. Deterministic, offline: wordfreq's lists, and :mod:`~semcer.judges.rubric.extra_lexicons` where
-wordfreq has none (Thai words are also found with its dictionary tokenizer there).
+(:mod:`semcer.judges.compact`) both read them. Deterministic, offline: wordfreq's lists, and
+:mod:`~semcer.judges.rubric.extra_lexicons` where wordfreq has none (Thai and Japanese words are
+found with a dictionary tokenizer there: :func:`_segmented`).
 """
 
 from __future__ import annotations

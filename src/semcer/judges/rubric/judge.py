@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW, EditContext
 from semcer.judges.base import JudgeBase, JudgeSpec, check_window
 from semcer.judges.distribution import Judgement
-from semcer.judges.rubric.features import feature_tuple
 from semcer.judges.rubric import extra_lexicons
+from semcer.judges.rubric.features import feature_tuple
 from semcer.judges.rubric.lexicon import wordfreq_version
 from semcer.judges.rubric.rules import CONTENT, LEVEL, MODE_MASS, RULES, level_distribution, rubric_rule, table_hash
 
