@@ -174,6 +174,12 @@ def _fold(text: str) -> str:
     return visible(unicodedata.normalize("NFKC", text))
 
 
+@cache(maxsize=1 << 16)
+def _folds(unit: str) -> bool:
+    """True when compatibility normalisation or dropping invisible characters changes ``unit``."""
+    return _fold(unit) != unit
+
+
 def _equivalent(ref: Line, hyp: Line, rpos: int, hpos: int, op: str) -> bool:
     """True when a few units around the edit read the same on both sides after compatibility
     normalisation without invisible characters: Thai sara am (one unit) read as nikhahit + sara aa
@@ -181,15 +187,19 @@ def _equivalent(ref: Line, hyp: Line, rpos: int, hpos: int, op: str) -> bool:
     to one unit more on each side of each line are compared; windows equal as written do not count."""
     r_lo, r_hi = rpos, rpos + (op != "I")
     h_lo, h_hi = hpos, hpos + (op != "D")
+    near = ref.units[max(0, r_lo - 1) : r_hi + 1] + hyp.units[max(0, h_lo - 1) : h_hi + 1]
+    if not any(map(_folds, near)):
+        return False  # no unit of any window changes: the windows are equal folded only if they are as written
+    hyp_windows: dict[str, list[str]] = {}
+    for c in (0, 1):
+        for d in (0, 1):
+            hs = hyp.span(h_lo - c, h_hi + d)
+            hyp_windows.setdefault(_fold(hs), []).append(hs)
     for a in (0, 1):
         for b in (0, 1):
             rs = ref.span(r_lo - a, r_hi + b)
-            folded = _fold(rs)
-            for c in (0, 1):
-                for d in (0, 1):
-                    hs = hyp.span(h_lo - c, h_hi + d)
-                    if rs != hs and folded == _fold(hs):
-                        return True
+            if any(hs != rs for hs in hyp_windows.get(_fold(rs), ())):
+                return True
     return False
 
 
