@@ -17,11 +17,22 @@ from semcer.judges import JUDGE_NAMES, Judge, resolve_judge
 from semcer.judges.compact import CompactJudge
 from semcer.judges.compact.features import featurize
 from semcer.judges.compact.model import CHUNK, load_model
+from semcer.judges.rubric import extra_lexicons
 from semcer.statistics.correlation import spearman
 from semcer.statistics.judge_eval import DEFAULT_POOLS, clear_pair_share, evaluate_judge
 from semcer.text.units import graphemes
 
 ctx = one_edit_context
+
+#: The dev figures below hold for the word lists the shipped forest was trained with (compact.json's
+#: "extra_lexicons"); on a machine without them (no PyThaiNLP, no Debian aspell-te/-kn/-mr) the Thai,
+#: Telugu, Kannada and Marathi features differ, so those figures are not this model's there.
+_TRAINED_WITH = load_model().meta.get("extra_lexicons", {})
+same_lexicons = pytest.mark.skipif(
+    extra_lexicons.version() != _TRAINED_WITH.get("version"),
+    reason=f"the compact forest was trained with {_TRAINED_WITH.get('sources')}; this machine has "
+    f"{list(extra_lexicons.sources())} (pip install 'semcer[thai]'; apt-get install aspell-te aspell-kn aspell-mr)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -119,6 +130,7 @@ def dev_report(judge, dev):
                                       pools=DEFAULT_POOLS)
 
 
+@same_lexicons
 def test_dev_agreement(dev_report, dev):
     judgements, report = dev_report
     o = report.overall
@@ -134,6 +146,7 @@ def test_dev_agreement(dev_report, dev):
     assert clear_pair_share(s, y) == (pytest.approx(o.clear_pairs.value, abs=1e-12), o.n_clear_pairs)
 
 
+@same_lexicons
 @pytest.mark.parametrize("lang", list(DEV_BY_LANG))
 def test_dev_agreement_per_language(dev_report, lang):
     n, rho, pairs = DEV_BY_LANG[lang]
@@ -143,6 +156,7 @@ def test_dev_agreement_per_language(dev_report, lang):
     assert g.clear_pairs.value >= pairs - MARGIN_PAIRS, g.clear_pairs
 
 
+@same_lexicons
 @pytest.mark.parametrize("name", list(DEV_POOLED))
 def test_dev_agreement_pooled(dev_report, name):
     n, rho, pairs = DEV_POOLED[name]
