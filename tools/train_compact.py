@@ -43,6 +43,7 @@ from semcer.judges.compact.forest import Forest  # noqa: E402
 from semcer.judges.compact.judge import COMPACT_VERSION  # noqa: E402
 from semcer.judges.compact.model import FOREST_FILE, META_FILE, CompactModel  # noqa: E402
 from semcer.judges.distribution import RATINGS  # noqa: E402
+from semcer.judges.rubric import extra_lexicons  # noqa: E402
 from semcer.judges.rubric.lexicon import wordfreq_version  # noqa: E402
 from semcer.statistics.correlation import spearman as _spearman  # noqa: E402
 from semcer.statistics.judge_eval import Label, clear_pair_share  # noqa: E402
@@ -246,6 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         "lightgbm": lgb.__version__,
         "numpy": np.__version__,
         "wordfreq": wordfreq_version(),
+        "extra_lexicons": {"version": extra_lexicons.version(), "sources": list(extra_lexicons.sources())},
     }
     (args.out / META_FILE).write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     log(f"wrote {forest_path} ({forest_path.stat().st_size:,} bytes, {forest.roots.size} trees) and {META_FILE}; "

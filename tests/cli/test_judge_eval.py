@@ -25,17 +25,27 @@ def test_judge_eval_json_matches_direct_computation(tmp_path):
     d = json.loads(out.read_text())
     contexts, labels = load_labelled(DEV)
     sev = [j.severity for j in RubricJudge().judge(contexts)]
-    assert d["n"] == len(labels) == 689
+    assert d["n"] == len(labels) == 915
     assert abs(d["overall"]["spearman"]["value"] - spearman(sev, [lab.severity for lab in labels])) < 1e-12
     s = d["overall"]["spearman"]
     assert s["lo"] <= s["value"] <= s["hi"]
     assert {"en", "de", "vi", "zh_CN", "hi"} <= set(d["by_lang"])
+    # the twelve smaller languages pooled: their edits' Spearman, with an interval
+    small = [i for i, c in enumerate(contexts) if c.lang in ("ru", "ja", "ar", "th", "ko", "te", "ta", "bn", "mr", "el",
+                                                             "he", "kn")]
+    pooled = d["pooled"]["small languages pooled"]
+    assert pooled["n"] == len(small) == 388
+    want = spearman([sev[i] for i in small], [labels[i].severity for i in small])
+    assert abs(pooled["spearman"]["value"] - want) < 1e-12
+    assert pooled["spearman"]["lo"] <= want <= pooled["spearman"]["hi"]
 
 
 def test_judge_eval_table_and_bad_file(tmp_path):
     p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", DEV, "--n-boot", "20", "--by", "class"],
                        capture_output=True, text=True)
     assert p.returncode == 0 and "| edit class |" in p.stdout and "**all**" in p.stdout
+    p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", DEV, "--n-boot", "20"], capture_output=True, text=True)
+    assert p.returncode == 0 and "| *small languages pooled* | 388 |" in p.stdout and "| th | 29 |" in p.stdout
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"lang": "en"}\n', encoding="utf-8")
     p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", str(bad)], capture_output=True, text=True)

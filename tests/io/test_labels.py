@@ -11,7 +11,7 @@ from semcer.io.labels import load_labelled
 
 def test_load_labelled_dev():
     contexts, labels = load_labelled(DATA / "dev.jsonl")
-    assert len(contexts) == len(labels) == 689
+    assert len(contexts) == len(labels) == 915  # data/severity/README.md: dev 915 edits
     first = json.loads((DATA / "dev.jsonl").read_text(encoding="utf-8").splitlines()[0])
     c, lab = contexts[0], labels[0]
     assert (c.lang, c.op, c.ref_unit, c.hyp_unit, c.ref_pos, c.marked_hyp) == (

@@ -6,9 +6,9 @@ from semcer.io.labels import load_labelled
 from semcer.judges import DEFAULT_JUDGE, resolve_judge
 from semcer.statistics.correlation import spearman
 
-#: Measured dev Spearman: compact 0.874, rubric 0.782 (README.md), a gap of 0.092. The default must
-#: stay the better one by at least the measured gap less 0.02.
-MIN_GAP = 0.092 - 0.02
+#: Measured dev Spearman (915 edits): compact 0.883, rubric 0.812 (README.md), a gap of 0.071. The
+#: default must stay the better one by at least the measured gap less 0.02.
+MIN_GAP = 0.071 - 0.02
 
 
 def test_default_is_the_better_judge_on_dev():

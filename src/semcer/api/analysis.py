@@ -56,6 +56,7 @@ from semcer.api.evaluation import evaluate, opened_judge, opened_store
 from semcer.caches import cache
 from semcer.errors import InputError, SemcerError
 from semcer.judges.rubric.classes import edit_class, unit_kind
+from semcer.judges.rubric.extra_lexicons import EXTRA_LANGS
 from semcer.judges.rubric.features import KNOWN_ZIPF
 from semcer.judges.rubric.lexicon import (
     CJK_LANGS,
@@ -264,7 +265,7 @@ def word_test_language(lang: str) -> tuple[str | None, str]:
     if base_lang(lang) in UNSPACED:
         return None, "words are not separated by spaces"
     lex = lexicon_lang(lang)
-    if lex is None:
+    if lex is None or lex in EXTRA_LANGS:  # the extra lexicons have no ranked list to take an alphabet from
         return None, "no wordfreq lexicon"
     if lex in CJK_LANGS:
         return None, "words are not separated by spaces"

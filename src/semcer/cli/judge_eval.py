@@ -23,6 +23,10 @@ Reported overall, per language and per edit class, each with a percentile bootst
   mode acc.     the judge's most likely level equals the labels' most likely level
   MAE           mean absolute error of severity
 
+With --by lang, two pooled rows follow the languages where the labels have two or more of their
+languages: "main languages pooled" (en de fr es vi zh hi) and "small languages pooled" (ru ja ar th
+ko te ta bn mr el he kn), each language's edits together.
+
 examples:
   semcer judge-eval data/severity/dev.jsonl
   semcer judge-eval data/severity/dev.jsonl --judge rubric --by class
@@ -48,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     from semcer.io.json import dumps, emit
     from semcer.io.labels import load_labelled  # scipy: imported only by the commands that need it
     from semcer.reports.text import render_judge_eval
-    from semcer.statistics.judge_eval import evaluate_judge
+    from semcer.statistics.judge_eval import DEFAULT_POOLS, evaluate_judge
     from semcer.store.cached import judge_cached
     from semcer.store.sqlite import JudgedEditStore
 
@@ -63,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if store is not None:
                 store.close()
-    report = evaluate_judge(judgements, labels, langs=[c.lang for c in contexts], n_boot=args.n_boot, seed=args.seed)
+    report = evaluate_judge(judgements, labels, langs=[c.lang for c in contexts], n_boot=args.n_boot, seed=args.seed,
+                            pools=DEFAULT_POOLS)
     if args.json:
         emit(dumps(report.to_dict(judge.identity, str(args.labelled))), args.output)
     else:

@@ -201,7 +201,10 @@ def render_judge_eval(report: Any, by: str = "lang") -> str:
         f"| {head} | n | Spearman [95% CI] | clear pairs [95% CI] | pairs | mode acc. | MAE |",
         "|---|---:|---|---|---:|---:|---:|",
     ]
-    items = sorted(groups.items(), key=lambda kv: (-kv[1].n, kv[0])) + [("**all**", report.overall)]
+    items = sorted(groups.items(), key=lambda kv: (-kv[1].n, kv[0]))
+    if by == "lang":  # pooled languages (statistics.judge_eval.DEFAULT_POOLS), before the overall row
+        items += [(f"*{name}*", g) for name, g in getattr(report, "pooled", {}).items()]
+    items.append(("**all**", report.overall))
     for name, g in items:
         rows.append(
             f"| {name} | {g.n} | {_estimate(g.spearman)} | {_estimate(g.clear_pairs, pct=True)} | "

@@ -6,6 +6,10 @@ over edits, reported as asymmetric ``[lo, hi]`` bounds.
 
 A *clear pair* is two edits whose label severities differ by at least 0.5; the judge orders it
 correctly when it charges the higher-labelled edit strictly more (a tie counts as a miss).
+
+Besides one row per language, a *pooled* row scores the edits of a group of languages together
+(:data:`DEFAULT_POOLS`: the seven main languages of ``data/severity/`` and the twelve smaller ones),
+where each has too few edits for a tight interval of its own.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,10 +26,21 @@ import numpy as np
 from semcer.judges.distribution import Judgement
 from semcer.statistics.bootstrap import Estimate, percentile_estimate, resample_counts
 from semcer.statistics.correlation import spearman_rows
+from semcer.text.script import base_lang
 
 #: Label severities must differ by at least this much for a pair to be "clear".
 CLEAR_GAP = 0.5
 _EPS = 1e-9  # label severities are sums of floats: 0.9875 - 0.4875 must count as 0.5
+
+#: The languages of ``data/severity/`` (primary subtags): seven with 300-500 labelled edits each, and
+#: twelve with about 100 each.
+MAIN_LANGS: tuple[str, ...] = ("en", "de", "fr", "es", "vi", "zh", "hi")
+SMALL_LANGS: tuple[str, ...] = ("ru", "ja", "ar", "th", "ko", "te", "ta", "bn", "mr", "el", "he", "kn")
+#: Pooled rows ``semcer judge-eval`` reports: name -> languages (primary subtags).
+DEFAULT_POOLS: dict[str, tuple[str, ...]] = {
+    "main languages pooled": MAIN_LANGS,
+    "small languages pooled": SMALL_LANGS,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +79,9 @@ class JudgeEvalReport:
     seed: int
     confidence: float = 0.95
     notes: tuple[str, ...] = field(default=("clear pairs: label gap >= 0.5; ties count as misses",))
+    #: Pooled languages (name -> the edits of those languages together); only pools whose
+    #: languages are present two or more.
+    pooled: dict[str, GroupStats] = field(default_factory=dict)
 
     def to_dict(self, judge_identity: str, labels: str) -> dict[str, Any]:
         """The JSON shape of ``semcer judge-eval --json`` (undefined values, NaN here, are None)."""
@@ -72,6 +90,7 @@ class JudgeEvalReport:
                 "overall": _group_dict(self.overall),
                 "by_lang": {k: _group_dict(v) for k, v in self.by_lang.items()},
                 "by_class": {k: _group_dict(v) for k, v in self.by_class.items()},
+                "pooled": {k: _group_dict(v) for k, v in self.pooled.items()},
                 "notes": list(self.notes)}
 
 
@@ -99,6 +118,7 @@ def evaluate_judge(
     n_boot: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
+    pools: Mapping[str, Sequence[str]] | None = None,
 ) -> JudgeEvalReport:
     """Agreement of a judge's severities with labelled severities, overall, per language and class.
 
@@ -106,6 +126,8 @@ def evaluate_judge(
     entries are left out and counted, or plain severities). ``labels`` are :class:`Label` values
     or plain severities (then mode accuracy is not computed). ``classes`` defaults to the
     judgements' ``edit_class`` when they carry one. Intervals resample edits within each group.
+    ``pools`` (name -> primary language subtags; with ``langs`` only) adds a pooled row for each pool
+    whose languages occur two or more in ``langs`` (:data:`DEFAULT_POOLS` is what the CLI passes).
     """
 
     n_all = len(labels)
@@ -138,7 +160,19 @@ def evaluate_judge(
     overall = group(np.arange(len(keep)), "\x00all")
     by_lang = _by(langs, keep, group)
     by_class = _by(classes, keep, group)
-    return JudgeEvalReport(overall, by_lang, by_class, n_all - len(keep), n_boot, seed, confidence)
+    pooled = _pooled(pools, langs, keep, group) if pools and langs is not None else {}
+    return JudgeEvalReport(overall, by_lang, by_class, n_all - len(keep), n_boot, seed, confidence, pooled=pooled)
+
+
+def _pooled(pools: Mapping[str, Sequence[str]], langs: Sequence[str], keep: Any, group: Any) -> dict[str, GroupStats]:
+    """One group per pool: the kept edits whose language's primary subtag is in the pool."""
+    bases = np.array([base_lang(langs[i]) for i in keep], dtype=object)
+    out = {}
+    for name, members in pools.items():
+        mask = np.isin(bases, list(members))
+        if len(set(bases[mask])) >= 2:
+            out[name] = group(np.flatnonzero(mask), "\x00pool:" + name)
+    return out
 
 
 def _judge_arrays(items: Sequence[Any]) -> tuple[Any, Any, Any, list[str]]:

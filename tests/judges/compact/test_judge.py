@@ -17,11 +17,22 @@ from semcer.judges import JUDGE_NAMES, Judge, resolve_judge
 from semcer.judges.compact import CompactJudge
 from semcer.judges.compact.features import featurize
 from semcer.judges.compact.model import CHUNK, load_model
+from semcer.judges.rubric import extra_lexicons
 from semcer.statistics.correlation import spearman
-from semcer.statistics.judge_eval import clear_pair_share, evaluate_judge
+from semcer.statistics.judge_eval import DEFAULT_POOLS, clear_pair_share, evaluate_judge
 from semcer.text.units import graphemes
 
 ctx = one_edit_context
+
+#: The dev figures below hold for the word lists the shipped forest was trained with (compact.json's
+#: "extra_lexicons"); on a machine without them (no PyThaiNLP, no Debian aspell-te/-kn/-mr) the Thai,
+#: Telugu, Kannada and Marathi features differ, so those figures are not this model's there.
+_TRAINED_WITH = load_model().meta.get("extra_lexicons", {})
+same_lexicons = pytest.mark.skipif(
+    extra_lexicons.version() != _TRAINED_WITH.get("version"),
+    reason=f"the compact forest was trained with {_TRAINED_WITH.get('sources')}; this machine has "
+    f"{list(extra_lexicons.sources())} (pip install 'semcer[thai]'; apt-get install aspell-te aspell-kn aspell-mr)",
+)
 
 
 @pytest.fixture(scope="module")
@@ -90,34 +101,42 @@ def test_any_context_gets_a_distribution(judge, ref, hyp, op, rp, hp, lang):
     assert judge.judge([c, c])[1] == j
 
 
-#: Measured on data/severity/dev.jsonl (689 edits; README.md "How well the built-in judges agree with
-#: labels"; src/semcer/data/compact.json): Spearman 0.874, clear pairs 99.0 % of 45,434, mode accuracy
-#: 0.842, MAE 0.067. The shipped model is deterministic, so each bound sits just below its measured
+#: Measured on data/severity/dev.jsonl (915 edits; README.md "How well the built-in judges agree with
+#: labels"; src/semcer/data/compact.json): Spearman 0.883, clear pairs 99.2 % of 74,535, mode accuracy
+#: 0.835, MAE 0.068. The shipped model is deterministic, so each bound sits just below its measured
 #: value, by MARGIN (a correlation or a share) or MARGIN_PAIRS (clear pairs): a drop of that much
 #: is a regression.
 MARGIN = 0.02
 MARGIN_PAIRS = 0.01
-DEV = {"spearman": 0.874, "clear_pairs": 0.990, "mode_accuracy": 0.842, "mae": 0.067}
-#: Per language, for the languages with 60 or more dev edits: (n, Spearman, clear pairs), measured.
+DEV = {"spearman": 0.883, "clear_pairs": 0.992, "mode_accuracy": 0.835, "mae": 0.068}
+#: Per language, all nineteen: (n, Spearman, clear pairs), measured (the twelve smaller languages
+#: have 24-46 dev edits each, so their figures carry wide intervals: README.md).
 DEV_BY_LANG = {
-    "de": (99, 0.948, 1.000), "vi": (87, 0.907, 1.000), "es": (84, 0.920, 1.000),
-    "zh_CN": (75, 0.851, 0.997), "hi": (74, 0.850, 0.996), "fr": (67, 0.866, 1.000),
+    "de": (99, 0.935, 1.000), "vi": (87, 0.874, 1.000), "es": (84, 0.897, 0.997),
+    "zh_CN": (75, 0.865, 1.000), "hi": (74, 0.808, 0.996), "fr": (67, 0.847, 0.993), "en": (41, 0.826, 0.957),
+    "mr": (46, 0.802, 1.000), "te": (40, 0.919, 1.000), "el": (39, 0.896, 1.000), "ar": (36, 0.862, 1.000),
+    "ko": (32, 0.772, 1.000), "bn": (31, 0.701, 1.000), "he": (30, 0.909, 1.000), "ta": (30, 0.903, 1.000),
+    "th": (29, 0.756, 1.000), "ru": (26, 0.952, 1.000), "ja": (25, 0.726, 1.000), "kn": (24, 0.857, 1.000),
 }
+#: The pooled rows of `semcer judge-eval` (statistics.judge_eval.DEFAULT_POOLS): (n, Spearman, clear pairs).
+DEV_POOLED = {"main languages pooled": (527, 0.883, 0.991), "small languages pooled": (388, 0.875, 0.994)}
 
 
 @pytest.fixture(scope="module")
 def dev_report(judge, dev):
     contexts, labels = dev
     judgements = judge.judge(contexts)
-    return judgements, evaluate_judge(judgements, labels, langs=[c.lang for c in contexts], n_boot=0)
+    return judgements, evaluate_judge(judgements, labels, langs=[c.lang for c in contexts], n_boot=0,
+                                      pools=DEFAULT_POOLS)
 
 
+@same_lexicons
 def test_dev_agreement(dev_report, dev):
     judgements, report = dev_report
     o = report.overall
-    assert o.n == 689 and report.n_failed == 0
+    assert o.n == 915 and report.n_failed == 0
     assert o.spearman.value >= DEV["spearman"] - MARGIN
-    assert o.clear_pairs.value >= DEV["clear_pairs"] - MARGIN_PAIRS and o.n_clear_pairs == 45_434
+    assert o.clear_pairs.value >= DEV["clear_pairs"] - MARGIN_PAIRS and o.n_clear_pairs == 74_535
     assert o.mode_accuracy.value >= DEV["mode_accuracy"] - MARGIN
     assert o.mae.value <= DEV["mae"] + MARGIN
     # the same figures from the plain functions
@@ -127,6 +146,7 @@ def test_dev_agreement(dev_report, dev):
     assert clear_pair_share(s, y) == (pytest.approx(o.clear_pairs.value, abs=1e-12), o.n_clear_pairs)
 
 
+@same_lexicons
 @pytest.mark.parametrize("lang", list(DEV_BY_LANG))
 def test_dev_agreement_per_language(dev_report, lang):
     n, rho, pairs = DEV_BY_LANG[lang]
@@ -136,12 +156,22 @@ def test_dev_agreement_per_language(dev_report, lang):
     assert g.clear_pairs.value >= pairs - MARGIN_PAIRS, g.clear_pairs
 
 
+@same_lexicons
+@pytest.mark.parametrize("name", list(DEV_POOLED))
+def test_dev_agreement_pooled(dev_report, name):
+    n, rho, pairs = DEV_POOLED[name]
+    g = dev_report[1].pooled[name]
+    assert g.n == n
+    assert g.spearman.value >= rho - MARGIN, g.spearman
+    assert g.clear_pairs.value >= pairs - MARGIN_PAIRS, g.clear_pairs
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="the labels do not support it: in the train split a Vietnamese mark edit that gives a more "
     "frequent word is labelled higher the more frequent the new word (Spearman 0.54 over 118 edits), and "
-    "name-to-word edits there are country names labelled 0.44 on average; the model charges đáng 0.40 and "
-    "Tám 0.38 (the rubric judge, which has the rule, passes this test)",
+    "name-to-word edits there are country names labelled 0.44 on average; the model retrained on 3,792 "
+    "edits charges đáng 0.43 and Tám 0.41 (the rubric judge, which has the rule, passes this test)",
 )
 def test_tone_mark_word_is_cheaper_than_name_becoming_another_name(judge):
     # Paper, Figure 1: đấng -> đáng is recoverable, Tấm (the heroine of Tấm Cám) -> Tám is another name.
@@ -163,3 +193,19 @@ def test_digit_in_amount_costs_more_than_case_or_space(judge):
     assert (digit.edit_class, case.edit_class, space.edit_class) == ("digit", "case", "whitespace")
     assert digit.severity > case.severity and digit.severity > space.severity
     assert digit.mode >= 3 and case.mode == 0 and space.mode == 0
+
+
+@pytest.mark.parametrize("ref,hyp", [
+    ("Phòng 110-2", "Phòng 11O-2"),
+    ("Room 110-2", "Room 11O-2"),
+    pytest.param("110-2", "11O-2", marks=pytest.mark.xfail(
+        strict=True, reason="with nothing but the code on the line the model charges 0.57 (mode 3): in the "
+        "train split a letter read for a digit inside a number is labelled 0.56 on average (39 edits), and a "
+        "line made only of the number gives no context that says it was a code")),
+])
+def test_zero_read_as_letter_o_is_recoverable(judge, ref, hyp):
+    # Paper, Figure 1: 110-2 -> 11O-2 is visibly wrong and recoverable, unlike another digit.
+    lang = "en" if ref.startswith("Room") else "vi"
+    letter, digit = judge.judge([ctx(lang, ref, hyp), ctx(lang, ref, ref.replace("110-2", "170-2"))])
+    assert letter.edit_class == digit.edit_class == "digit"
+    assert letter.mode <= 1 and letter.severity < digit.severity

@@ -18,7 +18,7 @@ from semcer.judges.rubric.lexicon import (
 from semcer.text.script import base_lang
 
 
-@pytest.mark.parametrize("tag,expected", [("zh_CN", "zh"), ("pt-BR", "pt"), ("en", "en"), ("th", None), ("iw", "he")])
+@pytest.mark.parametrize("tag,expected", [("zh_CN", "zh"), ("pt-BR", "pt"), ("en", "en"), ("lo", None), ("iw", "he")])
 def test_lexicon_language(tag, expected):
     assert lexicon_lang(tag) == expected
     assert base_lang("zh_CN") == "zh"

@@ -29,7 +29,7 @@ from rapidfuzz.distance import Levenshtein
 
 from semcer.alignment.context import EditContext
 from semcer.caches import cache
-from semcer.judges.rubric.classes import EDIT_CLASSES, UNIT_KINDS
+from semcer.judges.rubric.classes import EDIT_CLASSES, MARK_CHANGES, UNIT_KINDS
 from semcer.judges.rubric.features import EditFeatures, feature_tuple
 from semcer.judges.rubric.lexicon import is_negation, line_info, number_span
 from semcer.judges.rubric.rules import RULES, damage, expected_severities, rubric_rule
@@ -78,13 +78,14 @@ _ONE_HOT: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("number_punct", NUMBER_PUNCT),
     ("negation", NEGATION),
     ("rule", RULE_IDS),
+    ("mark_change", MARK_CHANGES),
 )
 
 #: Numeric values collected per edit (see :func:`feature_columns`), in column order.
 _RAW: tuple[str, ...] = (
     # From edit_features, as they are.
     "name_like", "word_len", "in_number", "number_changed", "number_malformed", "number_implausible",
-    "line_sim", "local_sim", "rel_pos", "line_len",
+    "line_sim", "local_sim", "rel_pos", "line_len", "equivalent",
     # From edit_features, with -1 where there is no lexicon or no word.
     "ref_zipf", "hyp_zipf", "ref_known", "hyp_known", "has_lexicon", "context_known",
     # The rubric judge's verdict (stacked).

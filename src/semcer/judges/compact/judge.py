@@ -12,6 +12,7 @@ from semcer.judges.base import JudgeBase, JudgeSpec, check_window
 from semcer.judges.compact.features import feature_columns
 from semcer.judges.compact.model import CHUNK, load_model
 from semcer.judges.distribution import LEVELS, Judgement
+from semcer.judges.rubric import extra_lexicons
 from semcer.judges.rubric.lexicon import wordfreq_version
 
 COMPACT_VERSION = "1.0"
@@ -22,7 +23,9 @@ _FLAGS_BY_NO_LEXICON: tuple[tuple[str, ...], tuple[str, ...]] = ((), ("no-lexico
 class CompactJudge(JudgeBase):
     """The compact built-in scorer: a small forest over the rubric's features, numpy only.
 
-    ``identity`` is ``compact-<version>+<first 10 hex of the forest file's sha256>+wordfreq-<version>+ctx<window>``.
+    ``identity`` is ``compact-<version>+<first 10 hex of the forest file's sha256>+wordfreq-<version>+xlex-<hash>+ctx<window>``
+    (``xlex-``: the word lists installed for the languages wordfreq lacks,
+    :func:`~semcer.judges.rubric.extra_lexicons.version`).
     ``judge()`` computes the features of up to ``CHUNK`` edits (the rubric's cached line and word
     lookups), then runs the forest once for them, until the batch is done. Flags: ``no-lexicon`` marks a letter, mark or ideograph
     edit in a language wordfreq has no list for.
@@ -43,7 +46,8 @@ class CompactJudge(JudgeBase):
 
     @property
     def identity(self) -> str:
-        return f"compact-{COMPACT_VERSION}+{self.model.sha256[:10]}+wordfreq-{wordfreq_version()}+ctx{self._window}"
+        return (f"compact-{COMPACT_VERSION}+{self.model.sha256[:10]}+wordfreq-{wordfreq_version()}"
+                f"+{extra_lexicons.version()}+ctx{self._window}")
 
     def predict_proba(self, contexts: Sequence[EditContext]) -> np.ndarray:
         """Five-level distributions of a batch of edits, shape (n, 5)."""

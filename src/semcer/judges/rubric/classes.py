@@ -14,6 +14,7 @@ from semcer.caches import cache
 #: Edit classes, in the order the classifier tries them.
 EDIT_CLASSES: tuple[str, ...] = (
     "none",  # both sides equal (not an edit; kept so that the function is total)
+    "invisible",  # equal once invisible characters are removed (ZWNJ/ZWJ after a virama, ZWSP, LRM, ...)
     "compat",  # NFKC-equal, e.g. full-width vs half-width
     "case",  # equal after case folding
     "homoglyph",  # letters of different scripts that look the same (Latin o, Greek ο, Cyrillic о)
@@ -88,6 +89,8 @@ def edit_class(ref_unit: str, hyp_unit: str) -> str:
     """
     if ref_unit == hyp_unit:
         return "none"
+    if visible(ref_unit) == visible(hyp_unit):
+        return "invisible"
     if ref_unit and hyp_unit:
         if unicodedata.normalize("NFKC", ref_unit) == unicodedata.normalize("NFKC", hyp_unit):
             return "compat"
@@ -113,19 +116,77 @@ def edit_class(ref_unit: str, hyp_unit: str) -> str:
     return "other"
 
 
-# Latin, Greek and Cyrillic letters that print (nearly) alike, mapped to one Latin skeleton; a
-# small hand-made subset of Unicode's confusables (UTS #39) covering what OCR actually swaps.
+# Latin, Greek and Cyrillic letters that print (nearly) alike, mapped to one skeleton (Latin where
+# there is one); a small hand-made subset of Unicode's confusables (UTS #39) covering what OCR
+# actually swaps, and the Hebrew geresh and gershayim read as ASCII quotes.
 _HOMOGLYPHS = {
-    "a": "аα", "c": "сϲ", "e": "е", "i": "іι", "j": "ј", "o": "оο", "p": "рρ", "s": "ѕ", "x": "хχ",
-    "y": "у", "v": "ν", "k": "κ", "h": "һ",
-    "A": "АΑ", "B": "ВΒ", "C": "СϹ", "E": "ЕΕ", "H": "НΗ", "I": "ІΙ", "J": "Ј", "K": "КΚ",
-    "M": "МΜ", "N": "Ν", "O": "ОΟ", "P": "РΡ", "S": "Ѕ", "T": "ТΤ", "X": "ХΧ", "Y": "ΥҮ", "Z": "Ζ",
+    "a": "аα", "c": "сϲ", "d": "ԁ", "e": "еε", "i": "іι", "j": "ј", "k": "κк", "h": "һ", "l": "ӏ",
+    "o": "оο", "p": "рρ", "q": "ԛ", "s": "ѕ", "u": "υ", "v": "ν", "w": "ԝ", "x": "хχ", "y": "у",
+    "A": "АΑ", "B": "ВΒ", "C": "СϹ", "E": "ЕΕ", "H": "НΗ", "I": "ІΙӀ", "J": "Ј", "K": "КΚ",
+    "M": "МΜ", "N": "Ν", "O": "ОΟ", "P": "РΡ", "S": "Ѕ", "T": "ТΤ", "X": "ХΧ", "Y": "ΥҮУ", "Z": "Ζ",
+    "Г": "Γ", "П": "Π", "Ф": "Φ", "'": "׳", '"': "״",
+    # Katakana read as the kanji or hiragana it is drawn like.
+    "ト": "卜", "ー": "一", "ロ": "口", "エ": "工", "カ": "力", "タ": "夕", "ニ": "二", "ハ": "八", "ヘ": "へ",
+    "ベ": "べ", "ペ": "ぺ", "リ": "り",
 }
 _SKELETON_OF = {ch: latin for latin, others in _HOMOGLYPHS.items() for ch in others}
 
 
 def _skeleton(unit: str) -> str:
     return "".join(_SKELETON_OF.get(ch, ch) for ch in unit)
+
+
+#: Default-ignorable code points that OCR inserts or drops without a visible trace: soft hyphen,
+#: combining grapheme joiner, Arabic letter mark, zero-width space/non-joiner/joiner, direction
+#: marks and embeddings, word joiner and invisible operators, variation selectors, BOM.
+_INVISIBLE = frozenset(
+    [0x00AD, 0x034F, 0x061C, 0x180E, 0xFEFF, *range(0x200B, 0x2010), *range(0x202A, 0x202F),
+     *range(0x2060, 0x2070), *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]
+)
+_DROP_INVISIBLE = dict.fromkeys(_INVISIBLE)
+
+
+@cache(maxsize=1 << 16)
+def visible(unit: str) -> str:
+    """``unit`` without its invisible (default-ignorable) characters."""
+    if unit.isascii():
+        return unit
+    return unit.translate(_DROP_INVISIBLE)
+
+
+#: Kinds of a change of combining marks between two units (:func:`mark_change`).
+MARK_CHANGES: tuple[str, ...] = ("", "optional", "nasal", "virama", "tone", "vowel", "nukta", "other")
+#: Vowel points that ordinary Arabic and Hebrew text leaves out (harakat, shadda, sukun, dagger alif;
+#: niqqud, dagesh, shin/sin dots, meteg).
+_OPTIONAL_MARKS = frozenset([*range(0x064B, 0x0653), 0x0670, *range(0x05B0, 0x05C3), 0x05C7])
+#: Nasalisation marks of the Indic scripts: candrabindu and anusvara.
+_NASAL_MARKS = frozenset([0x0901, 0x0902, 0x0981, 0x0982, 0x0A01, 0x0A02, 0x0A70, 0x0A81, 0x0A82, 0x0B01, 0x0B02,
+                          0x0B82, 0x0C00, 0x0C01, 0x0C02, 0x0C80, 0x0C81, 0x0C82, 0x0D00, 0x0D02, 0x0E4D])
+_VIRAMAS = frozenset([0x094D, 0x09CD, 0x0A4D, 0x0ACD, 0x0B4D, 0x0BCD, 0x0C4D, 0x0CCD, 0x0D4D, 0x0E3A, 0x0E4C])
+_NUKTAS = frozenset([0x093C, 0x09BC, 0x0A3C, 0x0ABC, 0x0B3C, 0x0CBC])
+#: Tone marks: the Vietnamese ones (grave, acute, tilde, hook above, dot below) and Thai's four.
+_TONE_MARKS = frozenset([0x0300, 0x0301, 0x0303, 0x0309, 0x0323, *range(0x0E48, 0x0E4C)])
+
+
+@cache(maxsize=1 << 16)
+def mark_change(ref_unit: str, hyp_unit: str) -> str:
+    """Which combining marks differ between the units (decomposed): '' when none does, else
+    'optional' (only vowel points Arabic and Hebrew usually leave out), 'nasal' (an Indic
+    candrabindu/anusvara, Thai nikhahit), 'virama', 'nukta', 'tone' (a mark that is a tone mark in
+    Vietnamese, grave, acute, tilde, hook above or dot below, or in Thai), 'vowel' (another mark of an
+    Indic or Thai vowel sign), or 'other'. The first that applies, in that order."""
+    ref, hyp = unicodedata.normalize("NFD", ref_unit), unicodedata.normalize("NFD", hyp_unit)
+    diff = [ord(c) for c in set(ref) ^ set(hyp) if unicodedata.category(c)[0] == "M"]
+    if not diff:
+        return ""
+    if all(c in _OPTIONAL_MARKS for c in diff):
+        return "optional"
+    for kind, marks in (("nasal", _NASAL_MARKS), ("virama", _VIRAMAS), ("nukta", _NUKTAS), ("tone", _TONE_MARKS)):
+        if any(c in marks for c in diff):
+            return kind
+    if any(0x0900 <= c < 0x0E80 for c in diff):
+        return "vowel"
+    return "other"
 
 
 def is_word_unit(unit: str) -> bool:

@@ -3,11 +3,15 @@ edit and whether the lexicon knows it, digits and numbers, negation, how garbled
 
 :func:`feature_tuple` computes them for one edit as an :class:`EditFeatures` of plain values; the
 rubric's rule table (:mod:`semcer.judges.rubric.rules`) and the compact scorer's forest
-(:mod:`semcer.judges.compact`) both read them. Deterministic, offline: wordfreq's lists only.
+(:mod:`semcer.judges.compact`) both read them. Deterministic, offline: wordfreq's lists, and
+:mod:`~semcer.judges.rubric.extra_lexicons` where wordfreq has none (Thai and Japanese words are
+found with a dictionary tokenizer there: :func:`_segmented`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import unicodedata
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -16,7 +20,8 @@ from rapidfuzz.distance import Levenshtein
 
 from semcer.alignment.context import EditContext
 from semcer.caches import LINE_CACHE, cache
-from semcer.judges.rubric.classes import edit_class, unit_kind
+from semcer.judges.rubric import extra_lexicons
+from semcer.judges.rubric.classes import edit_class, mark_change, unit_kind, visible
 from semcer.judges.rubric.lexicon import (
     CJK_LANGS,
     NEGATION_INFIXES,
@@ -68,9 +73,10 @@ def _lang_info(tag: str) -> tuple[str, str | None, bool, bool]:
 
 
 @cache(maxsize=1 << 16)
-def _unit_pair(ref_unit: str, hyp_unit: str) -> tuple[str, str, str, str]:
-    """Edit class, both unit kinds and the script of an edit's units."""
-    return edit_class(ref_unit, hyp_unit), unit_kind(ref_unit), unit_kind(hyp_unit), unit_script(ref_unit or hyp_unit)
+def _unit_pair(ref_unit: str, hyp_unit: str) -> tuple[str, str, str, str, str]:
+    """Edit class, both unit kinds, the script of an edit's units and how their marks differ."""
+    return (edit_class(ref_unit, hyp_unit), unit_kind(ref_unit), unit_kind(hyp_unit), unit_script(ref_unit or hyp_unit),
+            mark_change(ref_unit, hyp_unit))
 
 
 @cache(maxsize=1 << 18)
@@ -111,16 +117,90 @@ def _line_words(text: str, lex: str) -> tuple[int, int, dict[str, bool]]:
 @cache(maxsize=LINE_CACHE)
 def _lines(
     ref: str, hyp: str, tag: str
-) -> tuple[Line, Line, float, str, str | None, bool, bool, tuple[int, int, dict[str, bool]] | None]:
+) -> tuple[Line, Line, float, str, str | None, bool, bool, tuple[int, int, dict[str, bool]] | None, bool]:
     """What an edit's lines and language give, once per line pair (all of its edits share it).
 
-    Both lines analysed, their similarity (the whole line's share of intact text), the language
-    (:func:`_lang_info`), and the words of the output line with what the lexicon knows of them
-    (:func:`_line_words`; None without a lexicon and for Chinese and Japanese).
+    Both lines analysed (for Thai, with dictionary word boundaries: :func:`_segmented`), their
+    similarity (the whole line's share of intact text), the language (:func:`_lang_info`), the words
+    of the output line with what the lexicon knows of them (:func:`_line_words`; None without a
+    lexicon and for Chinese and Japanese), and whether either line holds text that compatibility
+    normalisation or dropping invisible characters changes (else no edit can be :func:`_equivalent`).
     """
     lang, lex, cjk, neg_lang = _lang_info(tag)
     words = None if lex is None or cjk else _line_words(hyp, lex)
-    return line_info(ref), line_info(hyp), _similarity(ref, hyp), lang, lex, cjk, neg_lang, words
+    ref_line, hyp_line = line_info(ref), line_info(hyp)
+    if lang in _SEGMENTED:
+        ref_line, hyp_line = _segmented(ref, lang), _segmented(hyp, lang)
+    foldable = not (unicodedata.is_normalized("NFKC", ref) and unicodedata.is_normalized("NFKC", hyp)
+                    and visible(ref) == ref and visible(hyp) == hyp)
+    return ref_line, hyp_line, _similarity(ref, hyp), lang, lex, cjk, neg_lang, words, foldable
+
+
+#: Languages written without spaces whose words come from a dictionary tokenizer (not wordfreq's).
+_SEGMENTED = frozenset({"th", "ja"})
+
+
+@cache(maxsize=LINE_CACHE)
+def _segmented(text: str, lang: str) -> Line:
+    """The :class:`Line` of ``text`` with its word runs cut at the tokenizer's word boundaries
+    (:func:`~semcer.judges.rubric.extra_lexicons.word_spans`: Thai, Japanese); as
+    :func:`line_info` gives it when there is no tokenizer."""
+    line = line_info(text)
+    spans = extra_lexicons.word_spans(text, lang)
+    if not spans:
+        return line
+    n, words = len(line.units), line.word_run
+    token = []  # the token holding each unit's first code point
+    t = 0
+    for off in line.offsets[:-1]:
+        while spans[t][1] <= off:
+            t += 1
+        token.append(t)
+    runs: list[tuple[int, int] | None] = [None] * n
+    i = 0
+    while i < n:
+        if not words[i]:
+            i += 1
+            continue
+        j = i + 1
+        while j < n and words[j] and token[j] == token[i]:
+            j += 1
+        runs[i:j] = [(i, j)] * (j - i)
+        i = j
+    return dataclasses.replace(line, word_run=tuple(runs))
+
+
+def _fold(text: str) -> str:
+    return visible(unicodedata.normalize("NFKC", text))
+
+
+@cache(maxsize=1 << 16)
+def _folds(unit: str) -> bool:
+    """True when compatibility normalisation or dropping invisible characters changes ``unit``."""
+    return _fold(unit) != unit
+
+
+def _equivalent(ref: Line, hyp: Line, rpos: int, hpos: int, op: str) -> bool:
+    """True when a few units around the edit read the same on both sides after compatibility
+    normalisation without invisible characters: Thai sara am (one unit) read as nikhahit + sara aa
+    (two units), a ligature read as its letters, a ZWSP inserted. Windows of the edit's units and up
+    to one unit more on each side of each line are compared; windows equal as written do not count."""
+    r_lo, r_hi = rpos, rpos + (op != "I")
+    h_lo, h_hi = hpos, hpos + (op != "D")
+    near = ref.units[max(0, r_lo - 1) : r_hi + 1] + hyp.units[max(0, h_lo - 1) : h_hi + 1]
+    if not any(map(_folds, near)):
+        return False  # no unit of any window changes: the windows are equal folded only if they are as written
+    hyp_windows: dict[str, list[str]] = {}
+    for c in (0, 1):
+        for d in (0, 1):
+            hs = hyp.span(h_lo - c, h_hi + d)
+            hyp_windows.setdefault(_fold(hs), []).append(hs)
+    for a in (0, 1):
+        for b in (0, 1):
+            rs = ref.span(r_lo - a, r_hi + b)
+            if any(hs != rs for hs in hyp_windows.get(_fold(rs), ())):
+                return True
+    return False
 
 
 def _context_known(words: tuple[int, int, dict[str, bool]] | None, skip: str) -> float | None:
@@ -280,6 +360,8 @@ class EditFeatures(NamedTuple):
     context_known: float | None  # share of known words in the output line
     rel_pos: float
     line_len: int
+    equivalent: bool  # a few units around the edit are equal after NFKC without invisible characters
+    mark_change: str  # which combining marks differ (classes.mark_change)
 
 
 _new_features = tuple.__new__  # EditFeatures from a tuple in field order, without the keyword-capable __new__
@@ -296,17 +378,19 @@ def edit_features(ctx: EditContext) -> dict[str, Any]:
     ``left_kind``/``right_kind`` (reference units beside the edit, 'start'/'end' at the line ends),
     ``in_number``, ``number_changed``, ``number_malformed``, ``number_implausible``,
     ``number_punct``, ``negation``, ``line_sim`` (whole line), ``local_sim`` (11 units around the
-    edit), ``context_known`` (share of known words in the output line), ``rel_pos``, ``line_len``).
+    edit), ``context_known`` (share of known words in the output line), ``rel_pos``, ``line_len``,
+    ``equivalent`` (a few units around the edit read the same after NFKC, invisible characters dropped),
+    ``mark_change`` (:func:`~semcer.judges.rubric.classes.mark_change`)).
     """
     return feature_tuple(ctx)._asdict()
 
 
 def feature_tuple(ctx: EditContext) -> EditFeatures:
     """The features of one edit (:class:`EditFeatures`); what the judges call, once per edit."""
-    ref, hyp, line_sim, lang, lex, cjk, neg_lang, hyp_words = _lines(ctx.ref, ctx.hyp, ctx.lang)
+    ref, hyp, line_sim, lang, lex, cjk, neg_lang, hyp_words, foldable = _lines(ctx.ref, ctx.hyp, ctx.lang)
     rpos, hpos, op = ctx.ref_pos, ctx.hyp_pos, ctx.op
     ref_unit, hyp_unit = ctx.ref_unit, ctx.hyp_unit
-    cls, ref_kind, hyp_kind, script = _unit_pair(ref_unit, hyp_unit)
+    cls, ref_kind, hyp_kind, script, marks = _unit_pair(ref_unit, hyp_unit)
     ref_gap, hyp_gap = op == "I", op == "D"
 
     # The word holding the edit on each side, and what the lexicon says about it.
@@ -345,6 +429,7 @@ def feature_tuple(ctx: EditContext) -> EditFeatures:
         *numbers[2:], negation, line_sim,
         _similarity(_window(ref, rpos), _window(hyp, hpos)),  # local_sim
         _context_known(hyp_words, hyp_w), rpos / (n_ref or 1), n_ref,  # context_known, rel_pos, line_len
+        foldable and _equivalent(ref, hyp, rpos, hpos, op), marks,
     ))
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW, EditContext
 from semcer.judges.base import JudgeBase, JudgeSpec, check_window
 from semcer.judges.distribution import Judgement
+from semcer.judges.rubric import extra_lexicons
 from semcer.judges.rubric.features import feature_tuple
 from semcer.judges.rubric.lexicon import wordfreq_version
 from semcer.judges.rubric.rules import CONTENT, LEVEL, MODE_MASS, RULES, level_distribution, rubric_rule, table_hash
@@ -24,7 +25,8 @@ _FLAGS_NO_LEXICON = {r.id: (f"rule:{r.id}", "no-lexicon") for r in RULES}
 class RubricJudge(JudgeBase):
     """The embedded default judge: the rule table over :func:`edit_features`, offline, deterministic.
 
-    ``identity`` is ``rubric-<version>+<table hash>+wordfreq-<version>+ctx<window>``; ``mode_mass`` is the
+    ``identity`` is ``rubric-<version>+<table hash>+wordfreq-<version>+xlex-<hash>+ctx<window>`` (``xlex-``: the
+    word lists installed for the languages wordfreq lacks); ``mode_mass`` is the
     share of each distribution on the rule's level (1.0 gives one-hot distributions).
     Flags: ``rule:<id>`` names the rule applied; ``no-lexicon`` marks a letter, mark or ideograph
     edit in a language wordfreq has no list for, judged by class rules only.
@@ -39,7 +41,8 @@ class RubricJudge(JudgeBase):
     @property
     def identity(self) -> str:
         soft = "" if self.mode_mass == MODE_MASS else f"+mass{self.mode_mass:g}"
-        return f"rubric-{RUBRIC_VERSION}+{table_hash()}{soft}+wordfreq-{wordfreq_version()}+ctx{self._window}"
+        return (f"rubric-{RUBRIC_VERSION}+{table_hash()}{soft}+wordfreq-{wordfreq_version()}"
+                f"+{extra_lexicons.version()}+ctx{self._window}")
 
     @property
     def context_window(self) -> int:

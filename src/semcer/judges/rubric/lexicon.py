@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 
 from semcer.caches import LINE_CACHE, cache
-from semcer.judges.rubric import wordfreq_tables
+from semcer.judges.rubric import extra_lexicons, wordfreq_tables
 from semcer.judges.rubric.classes import unit_kind
 from semcer.text.script import base_lang
 from semcer.text.units import graphemes
@@ -78,7 +78,7 @@ def lexicon_lang(tag: str) -> str | None:
     """
     lang = base_lang(tag)
     if lang not in _available():
-        return None
+        return lang if extra_lexicons.available(lang) else None  # Thai, Telugu, ...: extra_lexicons
     try:
         _check_tokenizer(lang)
     except Exception:  # an optional tokenizer (the cjk extra) is missing
@@ -106,6 +106,8 @@ def zipf(word: str, lang: str) -> float:
     """Zipf frequency of ``word`` in ``lang`` (0.0 when unknown, or when any token of it is)."""
     if not word:
         return 0.0
+    if lang in extra_lexicons.EXTRA_LANGS:
+        return extra_lexicons.zipf(word, lang)
     return wordfreq_tables.zipf(word, lang)
 
 
@@ -135,6 +137,8 @@ def dict_zipf(word: str, lang: str) -> float:
     """Zipf frequency of ``word`` as one entry of the word list (no tokenization, no combining)."""
     if lang == "zh":
         word = _simplify(word)
+    if lang in extra_lexicons.EXTRA_LANGS:
+        return extra_lexicons.zipf(word, lang)
     return wordfreq_tables.entry_zipf(word.casefold(), lang)
 
 

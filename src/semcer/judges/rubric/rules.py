@@ -42,7 +42,10 @@ RULES: tuple[Rule, ...] = (
     Rule("negation-swap", 2, 0.5, "a negation word becomes another real word, or the reverse", "没有 -> 设有, nicht -> dicht"),
     Rule("negation-partial", 1, 0.9, "half of a two-part negation lost, the other half still there", "n'est pas en -> n'est en"),
     # Cosmetic.
+    Rule("invisible", 0, 0.0, "only an invisible character differs (zero-width joiner, non-joiner, space)", "ఫ్ -> ఫ్ + ZWNJ"),
     Rule("compat", 0, 0.0, "Unicode compatibility variant (NFKC-equal)", "： -> :"),
+    Rule("compat-split", 0, 0.0, "part of a stretch that reads the same after NFKC, split differently into units",
+         "กำ -> กํ + า"),
     Rule("homoglyph", 0, 0.0, "a letter of another script that prints the same", "Greek ο -> Latin o"),
     Rule("case-symbol", 1, 0.5, "case of a one-letter token (option, unit, variable), where case is meaning", "-l -> -L"),
     Rule("case", 0, 0.0, "case only", "o si -> O si"),
@@ -61,6 +64,7 @@ RULES: tuple[Rule, ...] = (
     Rule("number-implausible", 3, 0.5, "a number changed into an impossible year, date or time", "2024 -> 2824"),
     Rule("number-changed", 4, 0.5, "a number changed into another plausible number", "288.000 đ -> 238.000 đ"),
     # Letters, marks, ideographs.
+    Rule("mark-optional", 0, 0.6, "only an Arabic or Hebrew vowel point (usually unwritten) added or dropped", "مشوّهة -> مشوهة"),
     Rule("garbled", 3, 0.0, "letter, mark or character edit in a garbled stretch of output", "प्रका⟦र⟧ -> उका⟦प⟧"),
     Rule("ideograph-word", 1, 0.4, "a character that forms another attested word", "大于 -> 小于"),
     Rule("ideograph", 1, 0.1, "a character that forms no attested word", "文件 -> 又件"),
@@ -117,8 +121,10 @@ def _rule_id(f: EditFeatures) -> str:
         return {"lost": "negation", "gained": "negation", "swap": "negation-swap"}.get(neg, "negation-partial")
     if cls == "case" and f.pos_in_word == "whole":
         return "case-symbol"
-    if cls in ("compat", "homoglyph", "case"):
+    if cls in ("invisible", "compat", "homoglyph", "case"):
         return cls
+    if f.equivalent:
+        return "compat-split"
     if cls in ("whitespace", "punct"):
         np_ = f.number_punct
         if np_ in ("merged", "split"):
@@ -142,6 +148,8 @@ def _rule_id(f: EditFeatures) -> str:
             return "number-same"
         return "number-implausible" if f.number_implausible else "number-changed"
     if cls in CONTENT:
+        if cls == "mark" and f.mark_change == "optional":
+            return "mark-optional"
         if f.local_sim < GARBLED_LOCAL_SIM:
             return "garbled"
         status = f.word_status
@@ -210,8 +218,10 @@ def expected_severities(levels: np.ndarray, tilts: np.ndarray, mode_mass: float 
 
 @cache(maxsize=1)
 def table_hash() -> str:
-    """Hash of everything that decides the output besides the code: rules, thresholds, word lists."""
+    """Hash of everything that decides the output besides the code: rules, thresholds, word lists
+    (the extra lexicons installed among them: :func:`~semcer.judges.rubric.extra_lexicons.version`)."""
     from semcer.judges.rubric import classes as _ec
+    from semcer.judges.rubric import extra_lexicons
     from semcer.judges.rubric import lexicon as _lx
 
     text = repr(
@@ -227,6 +237,11 @@ def table_hash() -> str:
             sorted((k, sorted(v)) for k, v in _lx.NEGATIONS.items()),
             sorted(_lx.NEGATION_INFIXES.items()),
             sorted(_ec._HOMOGLYPHS.items()),
+            sorted(_ec._INVISIBLE),
+            _ec.MARK_CHANGES,
+            sorted(_ec._OPTIONAL_MARKS | _ec._NASAL_MARKS | _ec._VIRAMAS | _ec._NUKTAS | _ec._TONE_MARKS),
+            extra_lexicons.DICTIONARY_ZIPF,
+            extra_lexicons.version(),
         )
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
