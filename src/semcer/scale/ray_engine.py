@@ -12,6 +12,7 @@ so the result and its signature are those of the local engine.
 
 from __future__ import annotations
 
+import logging
 import pickle
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -73,6 +74,8 @@ class RayExecutor:
             self.ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
                           configure_logging=False)
             self._started = True
+        for name in ("ray", "ray.data"):  # Ray Data logs every dataset's plan at INFO on standard error
+            logging.getLogger(name).setLevel(logging.ERROR)
         ctx = self.ray.data.DataContext.get_current()
         ctx.execution_options.preserve_order = True
         ctx.enable_progress_bars = False
