@@ -54,7 +54,7 @@ def test_ray_engine_equals_the_local_engine_signature_included(local_ray, paired
 
 def test_llm_judge_through_ray_actors(local_ray, paired, tmp_path):
     with ChatServer(fixed_backend()) as server:
-        opts = dict(endpoint=server.url, model="tiny", concurrency=4, api_key_env=KEY_ENV)
+        opts = {"endpoint": server.url, "model": "tiny", "concurrency": 4, "api_key_env": KEY_ENV}
         with resolve_judge("llm", **opts) as judge:
             local = semcer.evaluate(paired, judge=judge)
         local_requests = server.stats.requests

@@ -97,7 +97,7 @@ def test_the_edit_list_is_the_one_pass_list(paired, judge, whole, tmp_path, ext)
        n=st.integers(0, 12), cut=st.integers(1, 9))
 def test_top_list_is_sorted_prefix_with_ties_in_order(values, n, cut):
     items = list(enumerate(values))
-    key = lambda it: (it[1] is None, -(it[1] or 0.0))  # noqa: E731
+    key = lambda it: (it[1] is None, -(it[1] or 0.0))
     top = TopList(n, key)
     for part in split(items, cut):
         top.offer(part)
