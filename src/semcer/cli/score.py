@@ -30,6 +30,7 @@ from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
 from semcer.metrics.spans import judged_spans, ranked_spans
 from semcer.reports.text import LEVEL_LEGEND, render_evaluation, render_top_edits, render_top_spans
 from semcer.scale.pipeline import Streamed, score_stream, unmatched_of
+from semcer.scale.reading import jsonl_source
 
 HELP = f"""\
 Compute CER and semCER of HYPS against REFS.
@@ -88,23 +89,33 @@ def run(args: argparse.Namespace) -> int:
     if args.edits:
         check_edits_path(args.edits)
     steps = Steps(args)
+    whole = bool(args.spans or wanted(args))  # these need every edit with its alignment: one pass in memory
+    source = None if whole or _beside(args) else jsonl_source(
+        args.refs, args.hyps, formats=(args.format, args.ref_format, args.hyp_format), lang=getattr(args, "lang", None))
     with steps.step("read and paired the inputs"):
-        paired = load_pairs(args)
-    if args.spans or wanted(args):  # these need every edit with its alignment: one pass in memory
+        paired = load_pairs(args) if source is None else None
+    if paired is not None and whole:
         return _run_whole(args, paired, steps)
-    with judge_from_args(args) as judge, batch_work(judge), steps.step(f"aligned and judged {len(paired.pairs)} "
-                                                                         f"{item_name(args)}"):
-        streamed = score_stream(paired.pairs, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
-                                judge=judge, store=args.store, unmatched=unmatched_of(paired), settings=settings,
-                                progress=show_progress(args),
+    n = len(source) if source is not None else len(paired.pairs)  # type: ignore[union-attr]
+    with judge_from_args(args) as judge, batch_work(judge), steps.step(f"aligned and judged {n} {item_name(args)}"):
+        streamed = score_stream(source if source is not None else paired.pairs,  # type: ignore[union-attr]
+                                unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
+                                store=args.store, unmatched=None if paired is None else unmatched_of(paired),
+                                settings=settings, progress=show_progress(args),
                                 before_edits=lambda s: _emit_streamed(args, s, paired, steps))
     return 1 if streamed.evaluation.judge_summary.get("failures") else 0
+
+
+def _beside(args: argparse.Namespace) -> bool:
+    """--wer or --page-score: they need the pairs in memory."""
+    return bool(getattr(args, "wer", False) or getattr(args, "page_score", False))
 
 
 def _emit_streamed(args: argparse.Namespace, streamed: Streamed, paired: Any, steps: Steps) -> None:
     result = streamed.evaluation
     steps.say(f"judge {result.signature.judge}: {result.judge_summary}")
-    _emit_score(args, result, *beside_cer(args, paired), top=streamed.top)
+    blocks, extra = beside_cer(args, paired) if paired is not None else ({}, "")
+    _emit_score(args, result, blocks, extra, top=streamed.top)
 
 
 def _run_whole(args: argparse.Namespace, paired: Any, steps: Steps) -> int:

@@ -13,6 +13,7 @@ import hashlib
 import pickle
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from semcer.alignment.context import EditContext
 from semcer.alignment.engine import Pair, align_lines
@@ -26,8 +27,9 @@ from semcer.store.sqlite import JudgedEditStore
 from semcer.text.policy import TextPolicy
 from semcer.text.units import Unit
 
-#: Lines per chunk by default: a few seconds of work for the default judge, a few tens of MB in flight.
-DEFAULT_CHUNK_LINES = 20_000
+#: Lines per chunk by default: about a second of work for the default judge; a chunk in flight
+#: (alignments, contexts, judged edits) takes some 10 kB a line, so a few tens of MB.
+DEFAULT_CHUNK_LINES = 5_000
 
 
 @dataclass(frozen=True)
@@ -56,11 +58,17 @@ class Prepared:
     keys: tuple[str, ...]
 
 
-def chunk_tasks(pairs: Sequence[Pair], size: int, *, unit: Unit, policy: TextPolicy, empty_ref: str, window: int,
+def chunk_tasks(pairs: Any, size: int, *, unit: Unit, policy: TextPolicy, empty_ref: str, window: int,
                 identity: str) -> Iterator[ChunkTask]:
-    """The corpus cut into chunks of ``size`` consecutive pairs, in order."""
-    for index, start in enumerate(range(0, len(pairs), size)):
-        yield ChunkTask(index, list(pairs[start:start + size]), unit, policy, empty_ref, window, identity)
+    """The corpus cut into chunks of ``size`` consecutive pairs, in order: ``pairs`` is a sequence,
+    or a source that reads its pairs a chunk at a time (``chunks(size)``,
+    :class:`semcer.scale.reading.JsonlSource`)."""
+    if hasattr(pairs, "chunks"):
+        parts: Iterator[list[Pair]] = pairs.chunks(size)
+    else:
+        parts = (list(pairs[start:start + size]) for start in range(0, len(pairs), size))
+    for index, part in enumerate(parts):
+        yield ChunkTask(index, part, unit, policy, empty_ref, window, identity)
 
 
 def task_fingerprint(task: ChunkTask) -> str:

@@ -39,6 +39,7 @@ from semcer.scale.chunks import DEFAULT_CHUNK_LINES, ChunkTask, Prepared, chunk_
 from semcer.scale.executors import InlineExecutor, PoolExecutor
 from semcer.scale.markers import ChunkOutcome, Markers
 from semcer.scale.ranking import EditSpill, TopList, edit_rank, span_rank
+from semcer.scale.reading import JsonlSource
 from semcer.store.cached import CacheStats, judge_cached
 from semcer.store.judging import judge_run, with_judgements
 from semcer.store.sqlite import JudgedEditStore
@@ -75,11 +76,12 @@ class Streamed:
     edits_written: int | None
 
 
-def score_stream(pairs: Sequence[Pair], *, unit: Unit = "grapheme", policy: str | TextPolicy | None = None,
+def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme", policy: str | TextPolicy | None = None,
                  empty_ref: str = "error", judge: Any, store: Any = None, unmatched: Unmatched | None = None,
                  settings: StreamSettings = StreamSettings(), progress: bool = False,
                  before_edits: Callable[[Streamed], None] | None = None) -> Streamed:
-    """Score ``pairs`` with ``judge`` in chunks (see the module documentation).
+    """Score ``pairs`` (a sequence, or a :class:`semcer.scale.reading.JsonlSource`) with ``judge`` in
+    chunks (see the module documentation).
 
     ``before_edits(result)`` is called with the result before the edit list is written (so that a
     caller can emit the score first: a failing edit list cannot lose it)."""
@@ -116,6 +118,8 @@ class _Run:
         self.markers = Markers(folder) if settings.work_dir else None
         self.spill = EditSpill(folder) if settings.edits else None
         self.executor: Any = None
+        self._langs: dict[str, str] = {}
+        self._last_doc = ""
         self.rows: list[Any] = []
         self.skipped: list[str] = []
         self.seen: dict[str, Judgement] = {}
@@ -204,7 +208,7 @@ class _Run:
                             batch_size=j.preferred_batch_size, deterministic=j.deterministic)
 
     def _fold(self, outcome: ChunkOutcome, lines: int) -> None:
-        self.rows.extend(outcome.rows)
+        self.rows.extend(self._shared(outcome.rows))
         self.skipped.extend(outcome.skipped)
         self.seen.update(outcome.new)
         c, d = self.cache, outcome.cache
@@ -214,6 +218,18 @@ class _Run:
         self.top.offer(outcome.top)
         if self.line_bar is not None:
             self.line_bar(lines)
+
+    def _shared(self, rows: Sequence[Any]) -> Iterator[Any]:
+        """The rows with one string object per language, and per run of lines of one document (a
+        row that came back from a worker has its own copies): the rows are what memory keeps of
+        every line."""
+        langs, last = self._langs, self._last_doc
+        for r in rows:
+            doc = r.id if r.doc == r.id else last if r.doc == last else r.doc
+            last = doc
+            lang = r.lang if r.lang is None else langs.setdefault(r.lang, r.lang)
+            yield r if doc is r.doc and lang is r.lang else r._replace(doc=doc, lang=lang)
+        self._last_doc = last
 
     def result(self, signature: Signature, unmatched: Unmatched) -> Streamed:
         rows = self.rows
