@@ -109,6 +109,7 @@ def test_command_works_on_a_plain_install(run_plain, tmp_path, args):
     (("score", str(EX / "references.jsonl"), str(EX / "tess_noisy.jsonl"), "--judge", "llm",
       "--endpoint", "http://127.0.0.1:9/v1", "--model", "m"), "llm"),
     (("distill", "--data", str(ROOT / "data" / "severity" / "dev.jsonl"), "--backbone", ".", "--out", "o"), "hf"),
+    (("study", "serve", "s.study"), "study"),
 ])
 def test_command_needing_an_extra_names_it(run_plain, tmp_path, args, extra):
     run_plain("score", str(EX / "references.jsonl"), str(EX / "tess_clean.jsonl"), "--store", "s.sqlite", cwd=tmp_path)

@@ -55,7 +55,8 @@ def test_collector_pause_is_explicit_and_restores_the_state():
 
 def test_importing_every_module_installs_no_logging_filter_or_handler():
     code = (
-        "import logging, pkgutil, importlib, semcer\n"
+        # scipy.stats loads charset_normalizer, which adds its own handler on import: not semcer's doing
+        "import logging, pkgutil, importlib, scipy.stats, semcer\n"
         "before = {n: (list(l.filters), list(l.handlers), l.level) for n, l in logging.root.manager.loggerDict.items()"
         " if isinstance(l, logging.Logger)}\n"
         "skip = ('semcer.judges.llm.vllm_backend', 'semcer.training', 'semcer.judges.student.model')\n"
@@ -138,3 +139,18 @@ def test_no_module_is_named_like_a_public_function():
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("semcer.evaluate")
     assert callable(semcer.evaluate)
+
+
+def test_import_semcer_loads_no_scipy_and_the_statistics_api_on_first_use():
+    code = ("import sys, semcer, semcer.cli.score\n"  # nor does the score command, until a statistic needs it
+            "before = sorted(m for m in sys.modules if m == 'scipy' or m in ('semcer.api.meta', 'semcer.api.analysis'))\n"
+            "from semcer import MetaEvaluation, analyze, meta_eval\n"
+            "import semcer.api.analysis, semcer.api.meta\n"
+            "ok = meta_eval is semcer.api.meta.meta_eval and analyze is semcer.api.analysis.analyze\n"
+            "ok = ok and MetaEvaluation is semcer.api.meta.MetaEvaluation and semcer.Analysis is semcer.api.Analysis\n"
+            "print(before, ok, 'scipy' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["[]", "True", "True"], out.stderr
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        semcer.nope  # noqa: B018
+    assert {"meta_eval", "analyze", "MetaEvaluation", "Analysis"} <= set(semcer.__all__)

@@ -9,6 +9,8 @@ The package is layered (``text`` -> ``alignment`` -> ``judges`` -> ``store`` -> 
 ``statistics`` -> ``io``/``reports`` -> ``api`` -> ``scale`` -> ``cli``); see the README's layout.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from semcer.alignment.edits import Edit
 from semcer.alignment.line import Alignment, LineResult, LineStats
 from semcer.api import Comparison, align, cer, compare, evaluate
@@ -21,10 +23,14 @@ from semcer.metrics.signature import Signature
 from semcer.text.policy import PRESETS, STEPS, TextPolicy, get_policy
 from semcer.version import __version__
 
+if TYPE_CHECKING:
+    from semcer.api import Analysis, MetaEvaluation, analyze, meta_eval
+
 __all__ = [
     "PRESETS",
     "STEPS",
     "Alignment",
+    "Analysis",
     "Comparison",
     "DocumentResult",
     "Edit",
@@ -35,6 +41,7 @@ __all__ = [
     "JudgeError",
     "LineResult",
     "LineStats",
+    "MetaEvaluation",
     "PolicyError",
     "SemcerError",
     "Signature",
@@ -43,9 +50,24 @@ __all__ = [
     "Totals",
     "__version__",
     "align",
+    "analyze",
     "cer",
     "clear_caches",
     "compare",
     "evaluate",
     "get_policy",
+    "meta_eval",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``meta_eval``, ``analyze`` and their results load on first use (they import scipy)."""
+    import semcer.api
+
+    if name in semcer.api.LAZY:
+        return getattr(semcer.api, name)
+    raise AttributeError(f"module 'semcer' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -71,3 +71,17 @@ def test_a_page_stores_windows_not_pages(tmp_path):
     assert max(longest) <= 2 * DEFAULT_CONTEXT_WINDOW + 3
     assert all(len(j.context.ref) <= 2 * DEFAULT_CONTEXT_WINDOW + 1 for j in ev.judged)
     assert "+ctx100" in ev.signature.judge
+
+
+@given(st.text(alphabet="ab e\u0301ấक\u093f", max_size=25), st.text(alphabet="ab e\u0301ấक\u093f", max_size=25))
+@settings(max_examples=200, deadline=None)
+def test_marked_pairs_of_short_lines_match_mark_on_the_units(ref, hyp):
+    """The whole-line path marks by offsets into the joined line; the reference is :func:`mark` on
+    the unit lists (multi-code-point clusters included)."""
+    from semcer.alignment.context import mark
+
+    al, ctx = _contexts(ref, hyp, DEFAULT_CONTEXT_WINDOW)
+    ru, hu = list(al.ref_units), list(al.hyp_units)
+    for e, c in zip(al.edits, ctx):
+        assert c.marked_ref == mark(ru, e.ref_pos, e.op != "I")
+        assert c.marked_hyp == mark(hu, e.hyp_pos, e.op != "D")

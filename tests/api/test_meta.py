@@ -378,3 +378,34 @@ def test_items_without_edits_have_no_edit_class_band(tmp_path):
     assert any("no edit_class" in n for n in d["notes"])
     assert d["scorers"]["column:s"]["spearman"]["value"] == pytest.approx(
         spearmanr([it["severity"] for it in ITEMS], _mean()).statistic, abs=1e-12)
+
+
+def test_each_judge_against_each_column_the_table_6_daggers(d):
+    mean = _mean()
+    sev = np.array([it["severity"] for it in ITEMS])
+    judged = np.array([j.severity for j in _rubric()])
+    (lead,) = d["leads"]  # one judge (rubric; its mode is no judge of its own) and one column
+    assert (lead["scorer"], lead["baseline"]) == ("rubric", "column:severity")
+    diff = spearmanr(judged, mean).statistic - spearmanr(sev, mean).statistic
+    assert lead["spearman_difference"]["difference"] == pytest.approx(diff, abs=1e-12)
+    top = (_caught(judged, mean, 3) - _caught(sev, mean, 3)) / mean.sum()
+    assert lead["top_of_list_10_difference"]["difference"] == pytest.approx(top, abs=1e-12)
+    for key, flag in (("spearman_difference", "leads_spearman"), ("top_of_list_10_difference", "leads_top_of_list_10")):
+        lo, hi = lead[key]["interval"]
+        assert lo <= lead[key]["difference"] <= hi
+        assert lead[flag] == (lo > 0)
+    for lang, block in d["by_lang"].items():
+        assert len(block["leads"]) == 1, lang
+
+
+def test_a_led_baseline_is_marked_with_a_dagger_in_the_table(d):
+    from semcer.reports.meta import render_meta_eval
+
+    marked = {**d, "leads": [{**d["leads"][0], "leads_spearman": True, "leads_top_of_list_10": False}]}
+    whole = render_meta_eval(marked).split("== language")[0]  # the pooled table (leads given for it only)
+    rows = {line.split()[0]: line for line in whole.splitlines() if line.startswith(("rubric", "column"))}
+    assert rows["column:severity"].split()[4].endswith("]†")  # the Spearman interval, not the top-of-list one
+    assert rows["column:severity"].count("†") == 1 and "†" not in rows["rubric"]
+    assert "† a baseline that a judge leads significantly" in render_meta_eval(marked)
+    unmarked = {**d, "leads": [{**d["leads"][0], "leads_spearman": False, "leads_top_of_list_10": False}]}
+    assert "†" not in render_meta_eval(unmarked)

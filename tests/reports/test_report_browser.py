@@ -33,6 +33,8 @@ EXTRA = [  # (id, doc, lang, reference, output)
     ("th-1", "th/news", "th", "ภาษาไทยเป็นภาษาที่สวยงามมาก", "ภาษาไทยเปนภาษาที่สวยงามมาก"),
     ("th-2", "th/news", "th", "ราคา 120 บาท ต่อวัน", "ราคา 128 บาท ต่อวัน"),
     ("ar-1", "ar/news", "ar", "مرحبا بالعالم، هذا اختبار", "مرحبا بالعالن، هذا اختيار"),
+    ("he-1", "he/news", "he", "(12) שלום עולם", "(12) שלוס עולם"),  # digits first: the first letter decides
+    ("en-ar", "en/mixed", "en", "Total مرحبا 5", "Total مرحبا 6"),  # Latin first: left to right
     (IMG_TAG, SCRIPT_TAG, "en", "Total 12 items", f"Total {SCRIPT_TAG} items"),
     (SCRIPT_TAG, IMG_TAG, "en", "Pay 45 EUR now", f"Pay {IMG_TAG} now"),
 ]
@@ -189,6 +191,18 @@ def test_score_report_in_chromium(inputs, browser, tmp_path):
     ops = page.eval_on_selector_all(".line .col.edit", "cs => cs.map(c => [c.dataset.op, c.lastChild.textContent])")
     assert {op for op, _ in ops} == {"S", "D", "I"}
     assert all(mark == {"S": "", "D": "\u2212", "I": "+"}[op] for op, mark in ops)
+
+    # direction: from the first letter of the line (ranked-list cells and the aligned view)
+    def directions(doc: str) -> set[str]:
+        cells = page.eval_on_selector_all(f'#ranked-body tr[data-doc="{doc}"] div.text', "ds => ds.map(d => d.dir)")
+        views = page.eval_on_selector_all(f'.line:has(.lid:text-is("{doc[:2]}-1")) .aligned',
+                                          "ds => ds.map(d => d.dir)") if doc != "en/mixed" else []
+        assert cells and (views or doc == "en/mixed"), doc
+        return set(cells) | set(views)
+    assert directions("ar/news") == {"rtl"}
+    assert directions("he/news") == {"rtl"}
+    assert directions("th/news") == {"ltr"}
+    assert directions("en/mixed") == {"ltr"}
 
     # the hostile lines: shown as text, nothing made of them
     hostile = page.locator(".line", has_text="Total").filter(has_text=SCRIPT_TAG)

@@ -38,3 +38,21 @@ def test_undefined_cases():
         spearman([1, 2], [1, 2, 3])
     rows = spearman_rows(np.array([[1, 2, 3], [1, 1, 1]]), np.array([[1, 2, 3], [1, 2, 3]]))
     assert rows[0] == pytest.approx(1.0) and math.isnan(rows[1])
+
+
+def test_spearman_difference_is_paired_and_matches_scipy_point_values():
+    from semcer.statistics.correlation import spearman_difference
+
+    rng = np.random.default_rng(7)
+    y = rng.normal(size=300)
+    good = y + rng.normal(scale=0.3, size=300)
+    noise = rng.normal(size=300)
+    d = spearman_difference(good, noise, y, n_boot=300, seed=2)
+    assert d.value == pytest.approx(spearmanr(good, y).statistic - spearmanr(noise, y).statistic, abs=1e-12)
+    assert 0 < d.lo <= d.value <= d.hi  # good leads noise significantly
+    same = spearman_difference(good, good, y, n_boot=300, seed=2)
+    assert (same.value, same.lo, same.hi) == (0.0, 0.0, 0.0)  # paired: every resample's difference is 0
+    close = spearman_difference(good, good + rng.normal(scale=0.01, size=300), y, n_boot=300, seed=2)
+    assert close.lo < 0 < close.hi or close.value == 0  # a negligible difference is not significant
+    undefined = spearman_difference(np.ones(10), noise[:10], y[:10], n_boot=50)
+    assert math.isnan(undefined.value) and math.isnan(undefined.lo)

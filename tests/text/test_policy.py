@@ -63,3 +63,21 @@ def test_offset_map_when_available_covers_output(t):
     if m is not None:
         assert len(m) == len(p(t))
         assert all(0 <= a <= b <= len(t) for a, b in m)
+
+
+def test_a_preset_inside_a_composition_stands_for_its_steps():
+    p = get_policy("strip-markdown+dinglehopper")
+    assert p.steps == ("strip-markdown", "nfc", "dinglehopper-subst")
+    assert p.name == "strip-markdown+dinglehopper"
+    assert p.hash == get_policy("strip-markdown+nfc+dinglehopper-subst").hash
+    # by hand: the emphasis markers go, the ligature splits, the em dash becomes an en dash
+    assert p("**ﬁsh** — chips") == "fish – chips"
+    assert get_policy("markdown+no-space")("# A b") == "Ab"
+    assert get_policy("raw+trim").steps == ("trim",)
+
+
+def test_a_name_that_is_a_step_and_a_preset_is_the_step_inside_a_composition():
+    assert get_policy("casefold").steps == ("nfkc", "remove-ws", "casefold", "nfkc")  # alone: the preset
+    assert get_policy("trim+casefold").steps == ("trim", "casefold")
+    with pytest.raises(PolicyError, match="presets joined"):
+        get_policy("dinglehopper+nonsense")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 
 from semcer.alignment.edits import Edit
 from semcer.text.script import detect_language
@@ -75,6 +76,22 @@ def mark(units: Sequence[str], pos: int, present: bool) -> str:
     return f"{head}{MARK_OPEN}{MARK_CLOSE}{''.join(units[pos:])}"
 
 
+def _offsets(units: Sequence[str], text: str) -> Sequence[int]:
+    """Where each unit of ``units`` starts in ``text`` (their concatenation), plus its length."""
+    if len(units) == len(text):
+        return range(len(text) + 1)
+    return list(accumulate(map(len, units), initial=0))
+
+
+def _mark_at(text: str, offsets: Sequence[int], pos: int, present: bool) -> str:
+    """:func:`mark` of the units whose concatenation is ``text`` and whose offsets are ``offsets``."""
+    a = offsets[pos]
+    if present:
+        b = offsets[pos + 1]
+        return f"{text[:a]}{MARK_OPEN}{text[a:b]}{MARK_CLOSE}{text[b:]}"
+    return f"{text[:a]}{MARK_OPEN}{MARK_CLOSE}{text[a:]}"
+
+
 def edit_contexts(
     edits: Sequence[Edit],
     ref_units: Sequence[str],
@@ -93,8 +110,9 @@ def edit_contexts(
         lang, lang_source = detect_language("".join(ref_units[: 2 * window + 1] or hyp_units[: 2 * window + 1])), "script"
     if len(ref_units) <= window and len(hyp_units) <= window:  # the whole line is inside every window
         ref, hyp = "".join(ref_units), "".join(hyp_units)
+        ro, ho = _offsets(ref_units, ref), _offsets(hyp_units, hyp)
         return [EditContext(lang, e.op, e.ref_unit, e.hyp_unit, e.ref_pos, e.hyp_pos, ref, hyp,
-                            mark(ref_units, e.ref_pos, e.op != "I"), mark(hyp_units, e.hyp_pos, e.op != "D"),
+                            _mark_at(ref, ro, e.ref_pos, e.op != "I"), _mark_at(hyp, ho, e.hyp_pos, e.op != "D"),
                             line_id, doc, lang_source)
                 for e in edits]
     return [_windowed(e, ref_units, hyp_units, lang, line_id, doc, lang_source, window) for e in edits]

@@ -1,7 +1,7 @@
 """Meta-evaluation against readers (``semcer meta-eval``): how well scores agree with the people who
 read the errors, as the semCER paper measured it (Tables 5-8, Figures 3 and 7).
 
-Two kinds of study, either or both:
+Three kinds of study, any of them:
 
 **Rated edits** (``ratings`` and ``items``): readers rated single edits on the rubric's five levels.
 
@@ -47,6 +47,13 @@ orders it exactly as the rates do and stays defined when a policy leaves the ref
 * Reliability of the choices: alpha (ordinal: a worse < equal < b worse) and ICC(2,k) over the
   panel, and a single reader's agreement with the strict majority of the other panel readers.
 
+**Rated transcriptions** (``transcriptions``): readers rated whole outputs on the rubric's levels (the
+paper's Table 7). Scorers: line CER under each of the five conventions and line semCER with each
+judge, each with Spearman against the panel's mean rating (bootstrap interval over outputs); each
+convention's difference from semCER with the first judge, with a paired bootstrap interval and a
+paired-permutation p-value (the two scores' ranks swapped item by item), Holm-corrected over the
+five conventions. An output a convention leaves without reference units is left out and counted.
+
 ``by_lang`` repeats each study within each language (each language is its own pool: its own panel,
 its own Holm family).
 """
@@ -65,12 +72,26 @@ import numpy as np
 from semcer.api.evaluation import cer as line_cer
 from semcer.api.evaluation import evaluate, opened_judge, opened_store
 from semcer.errors import EmptyReferenceError, InputError, SemcerError
-from semcer.io.ratings import RatedItem, RatedPair, Rating, read_items, read_pairs, read_ratings
+from semcer.io.ratings import (
+    RatedItem,
+    RatedPair,
+    RatedTranscription,
+    Rating,
+    read_items,
+    read_pairs,
+    read_ratings,
+    read_transcriptions,
+)
 from semcer.judges.base import JudgeBase
 from semcer.judges.rubric.classes import edit_class
 from semcer.statistics.agreement import MIN_SHARE, Reliability, reader_reliability
 from semcer.statistics.bootstrap import Estimate
-from semcer.statistics.correlation import partial_spearman_within_interval, spearman_interval
+from semcer.statistics.correlation import (
+    partial_spearman_within_interval,
+    spearman_difference,
+    spearman_difference_pvalue,
+    spearman_interval,
+)
 from semcer.statistics.judge_eval import CLEAR_GAP
 from semcer.statistics.multiple import holm
 from semcer.statistics.preference import (
@@ -82,7 +103,14 @@ from semcer.statistics.preference import (
     reader_agreement,
     strict_majority,
 )
-from semcer.statistics.ranking import ClearPairs, TopOfList, clear_pair_agreement, top_of_list, top_of_list_interval
+from semcer.statistics.ranking import (
+    ClearPairs,
+    TopOfList,
+    clear_pair_agreement,
+    top_of_list,
+    top_of_list_difference,
+    top_of_list_interval,
+)
 from semcer.store.cached import judge_cached
 from semcer.text.units import Unit, check_unit
 
@@ -143,6 +171,28 @@ class ScorerResult:
 
 
 @dataclass(frozen=True)
+class Lead:
+    """A judge against a baseline score (a column) on the same items: the differences in Spearman
+    and in the top-of-list share at 10 %, with paired intervals (the paper's Table 6 daggers: a
+    baseline that severity leads significantly, the interval above 0)."""
+
+    scorer: str
+    baseline: str
+    spearman: Estimate
+    top10: Estimate
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scorer": self.scorer, "baseline": self.baseline,
+                "spearman_difference": _est(self.spearman, "difference"),
+                "top_of_list_10_difference": _est(self.top10, "difference"),
+                "leads_spearman": _leads(self.spearman), "leads_top_of_list_10": _leads(self.top10)}
+
+
+def _leads(e: Estimate) -> bool:
+    return not math.isnan(e.lo) and e.lo > 0
+
+
+@dataclass(frozen=True)
 class EditStudy:
     """Rated single edits: the panel and every scorer against its mean ratings."""
 
@@ -153,12 +203,14 @@ class EditStudy:
     n_without_panel: int  # rated only by raters outside the panel
     n_failed: int  # a judge failed on them
     scorers: dict[str, ScorerResult]
+    leads: tuple[Lead, ...] = ()  # each judge against each score column
 
     def to_dict(self) -> dict[str, Any]:
         return {"reliability": self.panel.to_dict(),
                 "items": {"rated": self.n_rated, "scored": self.n_scored, "unrated": self.n_unrated,
                           "without_panel_rating": self.n_without_panel, "failed": self.n_failed},
-                "scorers": {name: s.to_dict() for name, s in self.scorers.items()}}
+                "scorers": {name: s.to_dict() for name, s in self.scorers.items()},
+                "leads": [lead.to_dict() for lead in self.leads]}
 
 
 @dataclass(frozen=True)
@@ -219,6 +271,49 @@ class PairStudy:
 
 
 @dataclass(frozen=True)
+class TranscriptionScorer:
+    """One scorer's Spearman with the readers' mean rating of whole transcriptions and, for a CER
+    convention, its difference from semCER with the first judge (paired interval, Holm-corrected
+    paired-permutation p-value)."""
+
+    name: str
+    info: dict[str, Any]
+    spearman: Estimate
+    difference: Estimate | None = None
+    p_value: float = math.nan
+    p_holm: float = math.nan
+
+    def to_dict(self, confidence: float) -> dict[str, Any]:
+        out = {**self.info, "spearman": _est(self.spearman)}
+        if self.difference is not None:
+            out.update({"difference_from_semcer": _est(self.difference, "difference"), "p_value": _num(self.p_value),
+                        "p_value_holm": _num(self.p_holm),
+                        "significant": not math.isnan(self.p_holm) and self.p_holm <= 1.0 - confidence})
+        return out
+
+
+@dataclass(frozen=True)
+class TranscriptionStudy:
+    """Readers' ratings of whole transcriptions against line CER (five conventions) and semCER (Table 7)."""
+
+    panel: Panel
+    n_rated: int
+    n_scored: int
+    n_failed: int  # a judge failed on them
+    n_undefined: int  # a CER convention left the reference without units
+    scorers: dict[str, TranscriptionScorer]
+    against: str | None  # the semCER scorer the conventions are compared with
+    confidence: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"reliability": self.panel.to_dict(),
+                "items": {"rated": self.n_rated, "scored": self.n_scored, "failed": self.n_failed,
+                          "undefined": self.n_undefined},
+                "against": self.against,
+                "scorers": {k: v.to_dict(self.confidence) for k, v in self.scorers.items()}}
+
+
+@dataclass(frozen=True)
 class MetaEvaluation:
     """Everything ``semcer meta-eval`` reports; :meth:`to_dict` is its JSON shape."""
 
@@ -228,11 +323,13 @@ class MetaEvaluation:
     settings: dict[str, Any]
     by_lang: dict[str, tuple[EditStudy | None, PairStudy | None]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    transcriptions: TranscriptionStudy | None = None
 
     @property
     def failures(self) -> int:
         """Items and pairs left out because a judge failed on them."""
-        return (self.edits.n_failed if self.edits else 0) + (self.pairs.n_failed if self.pairs else 0)
+        return ((self.edits.n_failed if self.edits else 0) + (self.pairs.n_failed if self.pairs else 0)
+                + (self.transcriptions.n_failed if self.transcriptions else 0))
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"levels": LEVELS_LEGEND}
@@ -241,6 +338,7 @@ class MetaEvaluation:
         else:
             out.update({"reliability": None, "items": None, "scorers": {}})
         out["pairs"] = None if self.pairs is None else self.pairs.to_dict()
+        out["transcriptions"] = None if self.transcriptions is None else self.transcriptions.to_dict()
         if self.by_lang:
             out["by_lang"] = {lang: {**(e.to_dict() if e is not None else {"reliability": None, "items": None,
                                                                             "scorers": {}}),
@@ -270,6 +368,7 @@ def meta_eval(
     ratings: Any = None,
     items: Any = None,
     pairs: Any = None,
+    transcriptions: Any = None,
     judges: Sequence[Any] | Mapping[str, Any] = (),
     score_columns: Sequence[str] = (),
     bands: Sequence[str] = ("edit_class",),
@@ -300,7 +399,8 @@ def meta_eval(
     rating_rows = _read(ratings, read_ratings)
     item_rows = _read(items, read_items)
     pair_rows = _read(pairs, read_pairs)
-    _check_inputs(rating_rows, item_rows, pair_rows, bool(judges), score_columns)
+    transcription_rows = _read(transcriptions, read_transcriptions)
+    _check_inputs(rating_rows, item_rows, pair_rows if transcription_rows is None else [], bool(judges), score_columns)
     band_specs = [_parse_band(b) for b in bands]
     if isinstance(judges, Mapping):
         names, judge_list = [str(k) for k in judges], list(judges.values())
@@ -328,10 +428,12 @@ def meta_eval(
                 langs_pairs = {lang: _pair_study([p for p, m in zip(pair_rows, mask) if m], _mask_pair_scores(pscores, mask),
                                                  names, min_rater_share, near_miss_against, chose, n_permutations, boot)
                                for lang, mask in _lang_masks([p.lang for p in pair_rows])}
+        whole = None if transcription_rows is None else _transcription_study(
+            transcription_rows, names, opened, st, unit, policy, min_rater_share, n_permutations, boot)
     by: dict[str, tuple[EditStudy | None, PairStudy | None]] = {}
     for lang in sorted({*(langs_edits or {}), *(langs_pairs or {})}):
         by[lang] = ((langs_edits or {}).get(lang), (langs_pairs or {}).get(lang))
-    return MetaEvaluation(edits, pair_study, identities, settings, by, tuple(dict.fromkeys(notes)))
+    return MetaEvaluation(edits, pair_study, identities, settings, by, tuple(dict.fromkeys(notes)), whole)
 
 
 def _check_inputs(rating_rows: Any, item_rows: Any, pair_rows: Any, judged: bool, score_columns: Sequence[str]) -> None:
@@ -339,7 +441,8 @@ def _check_inputs(rating_rows: Any, item_rows: Any, pair_rows: Any, judged: bool
     if item_rows is not None and rating_rows is None:
         raise InputError("--items gives the rated items: the ratings are missing (--ratings FILE)")
     if rating_rows is None and pair_rows is None:
-        raise InputError("nothing to meta-evaluate: give reader ratings (--ratings, with --items) or rated pairs (--pairs)")
+        raise InputError("nothing to meta-evaluate: give reader ratings (--ratings, with --items), rated pairs "
+                         "(--pairs) or rated transcriptions (--transcriptions)")
     if rating_rows is not None and item_rows is None and pair_rows is None and (judged or score_columns):
         raise InputError("--judge and --score-column score the rated items: give them with --items FILE")
     if score_columns and item_rows is None:
@@ -612,8 +715,14 @@ def _edit_study(pool: _Pool, scores: _Scores, bands: Mapping[str, _BandValues], 
             partial, top_of_list(x, damage, CURVE_FRACTIONS),
             top_of_list_interval(x, damage, TOP_FRACTION, **boot),
             clear_pair_agreement(x, damage, gap, **boot))
+    judges = [n for n in out if out[n].kind == "judge"]
+    columns = [n for n in out if out[n].kind == "column"]
+    leads = tuple(Lead(j, c, spearman_difference(scores.values[j][keep], scores.values[c][keep], damage, **boot),
+                       top_of_list_difference(scores.values[j][keep], scores.values[c][keep], damage, TOP_FRACTION,
+                                              **boot))
+                  for j in judges for c in columns)
     return EditStudy(panel, matrix.shape[1], int(keep.sum()), pool.n_unrated, int((~has).sum()),
-                     int((has & failed).sum()), out)
+                     int((has & failed).sum()), out, leads)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -708,3 +817,68 @@ def _with_holm(m: Margin, p: float) -> Margin:
     from dataclasses import replace
 
     return replace(m, p_holm=p)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rated whole transcriptions
+
+
+def _transcription_study(rows: Sequence[RatedTranscription], names: Sequence[str], judges: Sequence[JudgeBase],
+                         store: Any, unit: Unit, policy: str | None, min_share: float, n_permutations: int,
+                         boot: dict[str, Any]) -> TranscriptionStudy:
+    """Line CER under each convention and line semCER with each judge against the panel's mean rating."""
+    if not rows:
+        raise InputError("the transcriptions file holds no transcription")
+    raters = list(dict.fromkeys(r for t in rows for r, v in t.ratings.items() if v is not None))
+    matrix = np.array([[math.nan if t.ratings.get(r) is None else t.ratings[r] for t in rows] for r in raters],
+                      dtype=float).reshape(len(raters), len(rows))
+    panel = _panel(matrix, raters, min_share)
+    sub = matrix[list(panel.reliability.raters)]
+    has = (~np.isnan(sub)).any(axis=0) if len(sub) else np.zeros(len(rows), dtype=bool)
+    values, info = _transcription_scores(rows, names, judges, store, unit, policy)
+    undefined = np.zeros(len(rows), dtype=bool)  # a convention left the reference without units
+    failed = np.zeros(len(rows), dtype=bool)  # a judge failed
+    for k, v in values.items():
+        if info[k]["kind"] == "cer":
+            undefined |= np.isnan(v)
+        else:
+            failed |= np.isnan(v)
+    failed &= ~undefined
+    keep = has & ~failed & ~undefined
+    mean = np.nanmean(sub[:, keep], axis=0) if keep.any() else np.zeros(0)
+    against = f"semcer:{names[0]}" if names else None
+    out = {k: TranscriptionScorer(k, info[k], spearman_interval(v[keep], mean, **boot)) for k, v in values.items()}
+    if against is not None and keep.any():
+        conv = [f"cer:{c}" for c in CER_CONVENTIONS]
+        diffs = {k: spearman_difference(values[against][keep], values[k][keep], mean, **boot) for k in conv}
+        pvals = [spearman_difference_pvalue(values[against][keep], values[k][keep], mean,
+                                            n_permutations=n_permutations, seed=boot["seed"]) for k in conv]
+        finite = [p for p in pvals if not math.isnan(p)]
+        adjusted = iter(holm(finite))
+        for k, p in zip(conv, pvals):
+            out[k] = TranscriptionScorer(k, info[k], out[k].spearman, diffs[k], p, math.nan if math.isnan(p) else next(adjusted))
+    return TranscriptionStudy(panel, int(has.sum()), int(keep.sum()), int((has & failed).sum()),
+                              int((has & undefined).sum()), out, against, boot["confidence"])
+
+
+def _transcription_scores(rows: Sequence[RatedTranscription], names: Sequence[str], judges: Sequence[JudgeBase],
+                          store: Any, unit: Unit, policy: str | None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    refs = {t.id: t.ref for t in rows}
+    hyps = {t.id: t.out for t in rows}
+    langs = {t.id: t.lang for t in rows if t.lang}
+
+    def rate(**kw: Any) -> np.ndarray:
+        ev = evaluate(refs, hyps, unit=unit, langs=langs or None, empty_ref="insertions", **kw)
+        by_id = {line.id: line.stats for line in ev.lines}
+        picked = [by_id[t.id].semcer if kw.get("judge") is not None else by_id[t.id].cer for t in rows]
+        return np.array([math.nan if v is None else float(v) for v in picked])
+
+    values: dict[str, np.ndarray] = {}
+    info: dict[str, Any] = {}
+    for conv in CER_CONVENTIONS:
+        values[f"cer:{conv}"] = rate(policy=conv)
+        info[f"cer:{conv}"] = {"kind": "cer", "policy": conv}
+    for name, judge in zip(names, judges):
+        values[f"semcer:{name}"] = rate(policy=policy, judge=judge, store=store)
+        info[f"semcer:{name}"] = {"kind": "semcer", "judge": judge.identity, "policy": policy or "nfc"}
+    return values, info

@@ -393,7 +393,7 @@ def _lazy_spans(judged: Sequence[JudgedEdit], sev: Sequence[float | None]) -> It
         k = end
 
 
-def _split_marked(marked: str, text: str, unit: str) -> tuple[str, str]:
+def split_marked(marked: str, text: str, unit: str) -> tuple[str, str]:
     """What stands before and after the marked unit of a marked line (``text`` the unmarked line):
     found where the marks really are, even when the text itself holds ⟦ or ⟧."""
     n = len(unit)
@@ -412,10 +412,10 @@ def _split_marked(marked: str, text: str, unit: str) -> tuple[str, str]:
 
 def _span_parts(s: JudgedSpan) -> tuple[list[str], list[str]]:
     first, last = s.edits[0].context, s.edits[-1].context
-    rh, _ = _split_marked(first.marked_ref, first.ref, first.ref_unit)
-    _, rt = _split_marked(last.marked_ref, last.ref, last.ref_unit)
-    hh, _ = _split_marked(first.marked_hyp, first.hyp, first.hyp_unit)
-    _, ht = _split_marked(last.marked_hyp, last.hyp, last.hyp_unit)
+    rh, _ = split_marked(first.marked_ref, first.ref, first.ref_unit)
+    _, rt = split_marked(last.marked_ref, last.ref, last.ref_unit)
+    hh, _ = split_marked(first.marked_hyp, first.hyp, first.hyp_unit)
+    _, ht = split_marked(last.marked_hyp, last.hyp, last.hyp_unit)
     return [rh, s.ref_text, rt], [hh, s.hyp_text, ht]
 
 

@@ -27,6 +27,7 @@ _COMMAND_MODULES: tuple[str, ...] = (
     "meta-eval",
     "analyze",
     "distill",
+    "study",
 )
 
 _DESCRIPTION = """\
@@ -42,6 +43,7 @@ semcer measures OCR and VLM transcriptions against references.
   semcer analyze REFS SYS...  the paper's analyses: grapheme load, real-word errors, equal-count contrasts
   semcer distill ...          train the paper's transformer student on judged edits
   semcer store ...            inspect, export and import the judged-edit store (Parquet)
+  semcer study ...            reader studies: draw items, rate them in a local web app, export for meta-eval
   semcer policies             the text policies, exactly
 
 REFS and HYPS are JSONL or TSV/CSV files (columns id, text, optional doc, lang), two line-aligned

@@ -28,6 +28,11 @@ inputs:
                       "choices": {"r1": "a", "r2": "equal", "r3": "a"}}
                    a choice names the output that damages a reader MORE (--chose better: the less
                    damaging one), "equal", or null (not rated); `lang` is optional
+  --transcriptions FILE
+                   rated whole transcriptions, JSON Lines, one output of one reference per line:
+                     {"id": "t1", "ref": "Tổng 120 đồng", "out": "Tong 128 dong", "lang": "vi",
+                      "levels": {"r1": 4, "r2": 3, "r3": null}}
+                   each rater's rubric level 0-4 of the whole output, or null (not rated)
 
 scores:
   --judge NAME         a judge (repeatable): it scores every item from its marked pair, and every pair
@@ -62,6 +67,11 @@ normalization-proof; the margins semCER minus each convention with paired bootst
 sign-flip p-values, Holm-corrected over all margins; a single reader's agreement with the others'
 majority; alpha and ICC(2,k) of the choices (a worse < equal < b worse).
 
+rated transcriptions (Table 7): line CER under the five conventions and line semCER with each judge,
+each with Spearman against the panel's mean rating; each convention's difference from semCER with
+the first judge, with a paired bootstrap interval and a paired-permutation p-value (the two scores of
+an item swapped), Holm-corrected over the five conventions.
+
 Every interval is a percentile bootstrap (items, pairs). --by-lang repeats everything per language
 (each language its own pool, panel and Holm family). Exit status 1 when a judge failed on an item
 or pair (left out, counted).
@@ -80,6 +90,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ratings", metavar="FILE", help="reader ratings: JSONL or CSV (item, rater, level or rating)")
     p.add_argument("--items", metavar="FILE", help="the rated items: labelled edits (key id) or an edit list (key edit_id)")
     p.add_argument("--pairs", metavar="FILE", help="rated pairs, JSONL (pair, ref, a, b, lang, choices)")
+    p.add_argument("--transcriptions", metavar="FILE",
+                   help="rated whole transcriptions, JSONL (id, ref, out, lang, levels)")
     p.add_argument("--score-column", metavar="COL", action="append", dest="score_column", default=[],
                    help="a numeric column of the items used as a score (repeatable)")
     p.add_argument("--band", metavar="BAND", action="append", dest="band",
@@ -141,10 +153,12 @@ def run(args: argparse.Namespace) -> int:
     check_int(args, "n_boot", 0, meaning=" (0: no intervals)")
     check_int(args, "n_permutations", 1)
     check_int(args, "seed", 0, SEED_MAX)
-    check_paths(args, {"--ratings": args.ratings, "--items": args.items, "--pairs": args.pairs})
+    check_paths(args, {"--ratings": args.ratings, "--items": args.items, "--pairs": args.pairs,
+                       "--transcriptions": args.transcriptions})
     with contextlib.ExitStack() as stack:
         judges = {name: stack.enter_context(j) for name, j in _judges(args)}
-        result = meta_eval(ratings=args.ratings, items=args.items, pairs=args.pairs, judges=judges,
+        result = meta_eval(ratings=args.ratings, items=args.items, pairs=args.pairs,
+                           transcriptions=args.transcriptions, judges=judges,
                            score_columns=args.score_column, bands=args.band or ["edit_class"],
                            min_rater_share=args.min_rater_share, by_lang=args.by_lang, clear_gap=args.clear_gap,
                            near_miss_against=args.near_miss_against, chose=args.chose, policy=args.policy,

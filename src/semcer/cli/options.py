@@ -66,7 +66,8 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
                    help="unit of comparison: extended grapheme clusters (default) or Unicode code points (as jiwer)")
     p.add_argument("--policy", default=DEFAULT_POLICY, metavar="NAME",
                    help=f"text policy applied to both sides before alignment: a preset ({', '.join(PRESETS)}) or "
-                   "steps joined by '+', e.g. nfkc+casefold+collapse-ws (see `semcer policies`); default: %(default)s")
+                   "steps and presets joined by '+', e.g. nfkc+casefold+collapse-ws or strip-markdown+dinglehopper (a preset "
+                   "stands for its steps there; see `semcer policies`); default: %(default)s")
     p.add_argument("--empty-ref", choices=tuple(EMPTY_REF_POLICIES), default="error", dest="empty_ref",
                    help="what an empty reference does: " + "; ".join(f"{k}: {v}" for k, v in EMPTY_REF_POLICIES.items()))
     p.add_argument("--unmatched", choices=tuple(UNMATCHED_POLICIES), default="error",

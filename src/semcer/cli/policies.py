@@ -11,7 +11,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("policies", help="list the text policies (presets and steps) exactly",
                        description="List every text-policy preset with its steps and hash, and every step. A policy "
                        "is applied identically to references and outputs before alignment; its name and hash are in "
-                       "every signature. Compose steps with '+', e.g. --policy nfkc+collapse-ws+casefold.")
+                       "every signature. Compose steps and presets with '+', e.g. --policy nfkc+collapse-ws+casefold or "
+                       "strip-markdown+dinglehopper (a preset stands for its steps there).")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -35,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
     for name, (_, description, _) in STEPS.items():
         out += textwrap.wrap(description, width, initial_indent=f"  {name:<{pad - 2}}", subsequent_indent=" " * pad)
     out.append("")
-    out += textwrap.wrap("Compose steps with '+', e.g. --policy nfkc+collapse-ws+casefold; they apply in order.", width)
+    out += textwrap.wrap("Compose steps and presets with '+', e.g. --policy nfkc+collapse-ws+casefold or "
+                         "strip-markdown+dinglehopper; they apply in order, a preset standing for its steps (a name "
+                         "that is both, casefold or nfc, is the step there).", width)
     print("\n".join(out))
     return 0

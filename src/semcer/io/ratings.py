@@ -36,6 +36,16 @@ undone: one leading ``'`` is removed from every text cell that begins with one
 ``choices`` maps each rater to ``"a"`` or ``"b"`` (the output that damages a reader MORE) or
 ``"equal"``; ``null`` (or leaving the rater out) means the rater did not see the pair.
 
+**Transcriptions** (``--transcriptions FILE``): JSON Lines, one rated output of one reference per
+line (the paper's Table 7: readers rating whole transcriptions)::
+
+    {"id": "t1", "ref": "Tổng 120 đồng", "out": "Tong 128 dong", "lang": "vi",
+     "levels": {"r1": 4, "r2": 3, "r3": null}}
+
+``id`` unique, ``ref``/``out`` the texts, ``lang`` optional; ``levels`` maps each rater to the
+rubric level (an integer 0-4) of the damage the whole output does to its reader; ``null`` (or
+leaving the rater out) means the rater did not rate it.
+
 Every reader refuses what :mod:`semcer.io.jsonl` refuses (binary, invalid UTF-8, NUL, malformed
 JSON) and reports each mistake as one line naming the file, the line and the fix.
 """
@@ -401,4 +411,58 @@ def read_pairs(path: str | os.PathLike[str]) -> list[RatedPair]:
                 raise InputError(f"{where}: rater {rater!r} answered {choice!r}; answers are \"a\" or \"b\" (the "
                                  "output that damages a reader more), \"equal\", or null (not rated)")
         out.append(RatedPair(pair_id, texts[0], texts[1], texts[2], lang or None, dict(choices), where))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Transcriptions
+
+
+@dataclass(frozen=True)
+class RatedTranscription:
+    """One output of one reference and each rater's rating of it (level/4; ``None``: not rated)."""
+
+    id: str
+    ref: str
+    out: str
+    lang: str | None
+    ratings: dict[str, float | None] = field(default_factory=dict)
+    where: str = ""
+
+
+def read_transcriptions(path: str | os.PathLike[str]) -> list[RatedTranscription]:
+    """Every rated transcription of a transcriptions file (JSONL; see the module documentation)."""
+    out: list[RatedTranscription] = []
+    first: dict[str, str] = {}
+    for where, row in read_objects(path, 'a transcription (a JSON object with "id", "ref", "out", "levels")'):
+        item_id = _id(row.get("id"), where, "id")
+        seen = first.setdefault(item_id, where)
+        if seen is not where:
+            raise InputError(f"{where}: duplicate transcription {item_id!r} (first at {seen})")
+        texts = []
+        for name in ("ref", "out"):
+            value = row.get(name)
+            if type(value) is not str:
+                got = "missing" if value is None else json_type(value)
+                raise InputError(f"{where}: {name!r} is {got}; each transcription needs the texts ref and out (strings)")
+            texts.append(value)
+        lang = row.get("lang")
+        if lang is not None and type(lang) is not str:
+            raise InputError(f"{where}: 'lang' must be a string, got {json_type(lang)}")
+        out.append(RatedTranscription(item_id, texts[0], texts[1], lang or None, _levels(row.get("levels"), where),
+                                      where))
+    return out
+
+
+def _levels(levels: Any, where: str) -> dict[str, float | None]:
+    if type(levels) is not dict:
+        got = "missing" if levels is None else json_type(levels)
+        raise InputError(f"{where}: 'levels' is {got}; give an object rater -> level 0-4 (or null: not rated)")
+    out: dict[str, float | None] = {}
+    for rater, level in levels.items():
+        if not rater:
+            raise InputError(f"{where}: 'levels' has an empty rater name")
+        if level is not None and (type(level) is not int or not 0 <= level < LEVELS):
+            raise InputError(f"{where}: rater {rater!r} gave {level!r}; a level is an integer 0-4, or null (not rated)")
+        out[rater] = None if level is None else level / 4
     return out

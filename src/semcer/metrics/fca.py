@@ -48,7 +48,6 @@ from typing import NamedTuple
 import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
-from scipy.optimize import linear_sum_assignment
 
 from semcer.text.policy import TextPolicy, get_policy
 from semcer.text.units import Unit, check_unit, segment
@@ -131,6 +130,8 @@ def line_assignment_cer(reference: str | Sequence[str], hypothesis: str | Sequen
         dist = process.cdist([ref_enc[i] for i in r_idx], [hyp_enc[j] for j in h_idx], scorer=Levenshtein.distance,
                              dtype=np.int64, workers=1)
         saving = dist - r_len[:, None] - h_len[None, :]
+        from scipy.optimize import linear_sum_assignment  # 0.4 s to import: only when used
+
         rows, cols = linear_sum_assignment(saving)
         matches = [LineMatch(r_idx[a], h_idx[b], int(dist[a, b])) for a, b in zip(rows.tolist(), cols.tolist())]
     matched_r = {m.ref for m in matches}

@@ -149,9 +149,19 @@ SCRIPT = r"""
   var shownLines = {};
   D.lines.forEach(function (ln) { shownLines[ln.k] = true; });
 
+  // right to left when the first letter is in a right-to-left script (the first strong letter)
+  var LETTER = /\p{L}/u;
+  var RTL_SCRIPT = new RegExp("[" + ["Hebrew", "Arabic", "Syriac", "Thaana", "Nko", "Samaritan", "Mandaic",
+    "Adlam", "Hanifi_Rohingya", "Yezidi"].map(function (s) { return "\\p{Script=" + s + "}"; }).join("") + "]", "u");
+  function direction(text) {
+    var m = LETTER.exec(text);
+    return m && RTL_SCRIPT.test(m[0]) ? "rtl" : "ltr";
+  }
+
   // ---- the ranked list -------------------------------------------------------------------
   function pairCell(parts, label) {
     var d = el("div", "text");
+    d.setAttribute("dir", direction(parts.join("")));
     d.appendChild(el("span", "lab", label));
     d.appendChild(document.createTextNode(safe(parts[0])));
     var m = el("mark", "", parts[1] === "" ? "\u2013" : safe(parts[1]));
@@ -256,9 +266,6 @@ SCRIPT = r"""
   if (tbody) apply();
 
   // ---- the line view ---------------------------------------------------------------------
-  // right to left when the first strong letter is Hebrew or Arabic script
-  var RTL = new RegExp("^[^A-Za-z\\u00c0-\\u024f\\u0370-\\u04ff\\u0900-\\u0e7f\\u3000-\\u9fff]*" +
-    "[\\u0590-\\u08ff\\ufb1d-\\ufdff\\ufe70-\\ufeff]");
   function column(top, bottom, mark, klass) {
     var c = el("span", "col" + (klass ? " " + klass : ""));
     c.appendChild(top);
@@ -291,7 +298,7 @@ SCRIPT = r"""
         box.appendChild(c);
       }
     });
-    box.setAttribute("dir", RTL.test(ref) ? "rtl" : "ltr");
+    box.setAttribute("dir", direction(ref));
     return box;
   }
   var linesBox = document.getElementById("lines-box");

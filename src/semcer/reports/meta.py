@@ -52,7 +52,7 @@ def render_meta_eval(d: dict[str, Any]) -> str:
     s = d["settings"]
     boot = (f"{s['n_boot']} bootstrap resamples, {100 * s['confidence']:g}% intervals" if s["n_boot"]
             else "no intervals (--n-boot 0)")
-    parts = [_edits_part(d, s), _pairs_part(d.get("pairs"), s)]
+    parts = [_edits_part(d, s), _pairs_part(d.get("pairs"), s), _transcriptions_part(d.get("transcriptions"))]
     for lang, sub in (d.get("by_lang") or {}).items():
         parts.append(f"== language {safe(lang)} ==")
         parts += [_edits_part(sub, s), _pairs_part(sub.get("pairs"), s)]
@@ -100,12 +100,53 @@ def _edits_part(d: dict[str, Any], s: dict[str, Any]) -> str:
         cp = sc["clear_pairs"]
         rows.append([name, str(sc["items"]), _est(sc["spearman"]), *partial, _est(top, pct=True),
                      f"{_est(cp, pct=True)} ({cp['pairs']})"])
+    led = _led(d.get("leads") or [])
+    for row, name in zip(rows, scorers):
+        row[2] += led.get((name, "spearman"), "")
+        row[-2] += led.get((name, "top"), "")
     lines.append("")
     lines.append(table(headers, rows, "lr" + "l" * (len(headers) - 2)))
     lines.append(f"top 10%: share of all reader-rated damage caught after checking the first 10% of the items "
                  f"sorted by the score (readers' own order {_pct(ceiling)}, random 10.0%); clear pairs: mean "
                  f"ratings >= {s['clear_gap']:g} apart, a tie in the score counts as a miss (pairs in parentheses); "
-                 "* within a band: interval excludes 0")
+                 "* within a band: interval excludes 0" + ("; † a baseline that a judge leads significantly (paired "
+                                                             "interval of the difference above 0)" if led else ""))
+    return "\n".join(lines)
+
+
+def _led(leads: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """(baseline, measure) -> '†' where some judge leads it significantly."""
+    out: dict[tuple[str, str], str] = {}
+    for lead in leads:
+        for key, measure in (("leads_spearman", "spearman"), ("leads_top_of_list_10", "top")):
+            if lead[key]:
+                out[(lead["baseline"], measure)] = "†"
+    return out
+
+
+def _transcriptions_part(t: dict[str, Any] | None) -> str:
+    if t is None:
+        return ""
+    items = t["items"]
+    left = [f"{items[k]} {label}" for k, label in (("failed", "that a judge failed on"),
+                                                   ("undefined", "whose reference a convention leaves empty"))
+            if items.get(k)]
+    lines = [_panel_line(t["reliability"], "rated transcriptions", "transcriptions"),
+             f"transcriptions compared: {items['scored']} of {items['rated']} rated"
+             + (f" ({'; '.join(left)})" if left else "")]
+    against = t.get("against")
+    rows = []
+    for name, sc in t["scorers"].items():
+        diff = sc.get("difference_from_semcer")
+        rows.append([safe(name), _est(sc["spearman"]),
+                     _DASH if diff is None else _est({"value": diff["difference"], "interval": diff["interval"]})
+                     .replace(" [", "* [" if sc["significant"] else " [", 1),
+                     _DASH if diff is None else _f(sc["p_value_holm"])])
+    headers = ["scorer", "Spearman [95% CI]", f"{safe(against)} minus it [95% CI]" if against else "difference",
+               "p (Holm)"]
+    lines += ["", table(headers, rows, "llll"),
+              "Spearman with the panel's mean rating of each whole output (line CER under each convention, line "
+              "semCER); * Holm-corrected paired-permutation p <= 1 - confidence"]
     return "\n".join(lines)
 
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +82,8 @@ def bca_estimate(value: float, boot: Any, jackknife: Any, confidence: float) -> 
     Undefined resamples are left out; NaN bounds when no resample is defined or every resample
     lies on one side of ``value`` (the bias correction is then infinite).
     """
+    from scipy.special import ndtr, ndtri  # 0.2 s to import: only when an interval is computed
+
     boot = np.asarray(boot, dtype=float)
     boot = boot[~np.isnan(boot)]
     if math.isnan(value) or not len(boot):

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import sparse
 
 from semcer.judges.distribution import Judgement
 from semcer.statistics.bootstrap import Estimate, percentile_estimate, resample_counts
@@ -241,6 +240,8 @@ def clear_pair_matrices(x: Any, y: Any, gap: float = CLEAR_GAP) -> tuple[Any, An
     else:
         r = c = np.zeros(0, dtype=int)
         g = np.zeros(0, dtype=bool)
+    from scipy import sparse  # imported when a judge is evaluated, not with the package
+
     pairs = sparse.csr_matrix((np.ones(len(r)), (r, c)), shape=(n, n))
     conc = sparse.csr_matrix((g.astype(float), (r, c)), shape=(n, n))
     conc.eliminate_zeros()

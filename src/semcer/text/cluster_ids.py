@@ -67,15 +67,14 @@ class Clusters(Sequence[str]):
     @overload
     def __getitem__(self, i: slice) -> list[str]: ...
     def __getitem__(self, i):
-        get = self.names.get
         if isinstance(i, slice):
-            return [get(c, c) for c in self.ids[i]]
+            ids = self.ids[i]
+            return list(map(self.names.get, ids, ids))  # a cluster's name, or the code point itself
         c = self.ids[i]
-        return get(c, c)
+        return self.names.get(c, c)
 
     def __iter__(self) -> Iterator[str]:
-        get = self.names.get
-        return (get(c, c) for c in self.ids)
+        return map(self.names.get, self.ids, self.ids)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (Clusters, list, tuple)):

@@ -199,7 +199,12 @@ def _whitespace_pieces(pieces: list[tuple[str, int, int]], collapse: bool) -> li
     return out
 
 def get_policy(spec: str | TextPolicy | None = None) -> TextPolicy:
-    """A preset by name, or a composition of steps such as ``"nfkc+casefold"``."""
+    """A preset by name, or a '+' composition of steps and presets such as ``"nfkc+casefold"``.
+
+    A preset inside a composition stands for its steps, in place: ``"strip-markdown+dinglehopper"``
+    is ``strip-markdown``, ``nfc``, ``dinglehopper-subst``. A name that is both a step and a preset
+    (``casefold``, ``nfc``) is the step there; alone it is the preset, as before.
+    """
     if isinstance(spec, TextPolicy):
         return spec
     if spec is None:
@@ -214,11 +219,15 @@ def get_policy(spec: str | TextPolicy | None = None) -> TextPolicy:
         )
     if spec in PRESETS:
         return TextPolicy(spec, PRESETS[spec][0])
-    steps = tuple(s.strip() for s in spec.split("+") if s.strip())
-    if not steps or any(s not in STEPS for s in steps):
-        bad = next((s for s in steps if s not in STEPS), spec)
+    parts = tuple(s.strip() for s in spec.split("+") if s.strip())
+    bad = next((s for s in parts if s not in STEPS and s not in PRESETS), None if parts else spec)
+    if bad is not None:
         raise PolicyError(
             f"unknown policy {bad!r}: use a preset ({', '.join(PRESETS)}) "
-            f"or steps joined by '+' ({', '.join(STEPS)})"
+            f"or steps and presets joined by '+' ({', '.join(STEPS)})"
         )
-    return TextPolicy(spec, steps)
+    return TextPolicy(spec, tuple(step for part in parts for step in _expand(part)))
+
+def _expand(part: str) -> tuple[str, ...]:
+    """One part of a '+' composition: a step, or a preset's steps (a name that is both stays the step)."""
+    return (part,) if part in STEPS else PRESETS[part][0]

@@ -3,6 +3,7 @@ seven node slots read as a 7-bit code into a table of its leaf values."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -78,6 +79,7 @@ class TableForest:
         self.table = table.ravel()
         self.offset = (np.arange(n_trees, dtype=np.intp) << self.SLOTS)[:, None]  # tree t's code c: t * 128 + c
         self.n_trees, self.n_classes, self.n_conditions = n_trees, forest.n_classes, n_cond
+        self._work = threading.local()  # per-thread work arrays (see _buffer)
 
     def raw_scores(self, X: np.ndarray) -> np.ndarray:
         """Summed leaf values per class for a dense feature matrix, shape (n, n_classes)."""
@@ -98,20 +100,31 @@ class TableForest:
             np.not_equal(codes_t[self.hot_group], self.hot_column, out=cond[m:])
         return self._scores(rows, n)
 
+    def _buffer(self, name: str, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+        """A C-contiguous work array of ``shape``: a prefix of this thread's buffer ``name``, grown as
+        needed. Reusing them keeps the allocator from returning and re-faulting megabytes per batch."""
+        size = int(np.prod(shape))
+        buf = getattr(self._work, name, None)
+        if buf is None or buf.size < size:
+            buf = np.empty(size, dtype)
+            setattr(self._work, name, buf)
+        return buf[:size].reshape(shape)
+
     def _conditions(self, n: int) -> tuple[np.ndarray, np.ndarray]:
         """The condition matrix (n_conditions + 2, n) as 0/1 bytes, its last two rows filled (0 and
         1), and a bool view of the rows still to fill."""
-        rows = np.empty((self.n_conditions + 2, n), np.uint8)
+        rows = self._buffer("rows", (self.n_conditions + 2, n), np.uint8)
         rows[-2] = 0
         rows[-1] = 1
         return rows, rows[:-2].view(bool)
 
     def _scores(self, rows: np.ndarray, n: int) -> np.ndarray:
-        bits = np.take(rows, self.slot_rows, axis=0).reshape(self.SLOTS, self.n_trees, n)
+        bits = np.take(rows, self.slot_rows, axis=0, out=self._buffer("bits", (self.SLOTS * self.n_trees, n), np.uint8))
+        bits = bits.reshape(self.SLOTS, self.n_trees, n)
         np.multiply(bits, self._bit_values, out=bits)  # slot s -> bit s (a multiply is faster than a shift)
-        index = np.bitwise_or.reduce(bits, axis=0).astype(np.intp)  # (n_trees, n): each tree's code
-        index += self.offset
-        leaf = np.take(self.table, index)
+        code = np.bitwise_or.reduce(bits, axis=0, out=self._buffer("code", (self.n_trees, n), np.uint8))
+        index = np.add(code, self.offset, out=self._buffer("index", (self.n_trees, n), np.intp))  # tree t's code + t * 128
+        leaf = np.take(self.table, index, out=self._buffer("leaf", (self.n_trees, n), np.float64))
         return leaf.reshape(-1, self.n_classes, n).sum(axis=0).T  # tree t adds to class t % n_classes
 
     _bit_values = (np.uint8(1) << np.arange(SLOTS, dtype=np.uint8))[:, None, None]

@@ -28,7 +28,7 @@ LABEL_SETS: dict[str, tuple[str, ...]] = {
 DEFAULT_LABELS = "digits"
 
 #: The rubric's five levels (data/severity/RUBRIC.md), each with a short example.
-_LEVELS = (
+LEVEL_TEXTS = (
     "Cosmetic, fully recoverable: nothing changes in what a reader understands (a space, case, "
     "quote or dash style, a full-width vs half-width form, a trailing period). "
     'Example: "Paris" -> "PARIS".',
@@ -56,7 +56,7 @@ _INTRO = (
     "units are also spelled out as Unicode code points."
 )
 
-_LANGUAGE_NOTE = (
+LANGUAGE_NOTE = (
     "Consider the language: a wrong tone mark in Vietnamese or a wrong vowel sign in Hindi often "
     "makes another valid word; a Spanish missing accent is usually recoverable; in Chinese a wrong "
     "character is often another valid character. Digits in amounts, dates, IDs and codes carry no "
@@ -124,10 +124,10 @@ class Prompt:
 
 def system_message(labels: Sequence[str]) -> str:
     """The rubric with the labels to answer with (shared by every edit)."""
-    levels = "\n".join(f"{label} = level {k}: {text}" for k, (label, text) in enumerate(zip(labels, _LEVELS)))
+    levels = "\n".join(f"{label} = level {k}: {text}" for k, (label, text) in enumerate(zip(labels, LEVEL_TEXTS)))
     choices = ", ".join(labels)
     return (
-        f"{_INTRO}\n\nLevels (label = level: meaning):\n{levels}\n\n{_LANGUAGE_NOTE}\n\n"
+        f"{_INTRO}\n\nLevels (label = level: meaning):\n{levels}\n\n{LANGUAGE_NOTE}\n\n"
         f"Answer with the label of one level only, one of: {choices}. Write nothing before or after it."
     )
 

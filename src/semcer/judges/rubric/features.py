@@ -103,7 +103,7 @@ def _word_pair(ref_w: str, hyp_w: str, lang: str, lex: str | None
 def _line_words(text: str, lex: str) -> tuple[int, int, dict[str, bool]]:
     """Words of a line (letters only, two units or more): how many, how many the lexicon knows, and
     whether it knows each distinct one."""
-    words = [w for w in _WORD_RE.findall(text) if len(w) > 1 and not any(c.isdigit() for c in w)]
+    words = [w for w in _WORD_RE.findall(text) if len(w) > 1 and not any(map(str.isdigit, w))]
     known = [zipf(w, lex) >= KNOWN_ZIPF for w in words]
     return len(words), sum(known), dict(zip(words, known))
 

@@ -11,11 +11,13 @@ characters of the line that contains it (see :func:`cjk_word`).
 
 from __future__ import annotations
 
-import math
+import importlib.util
 import re
 from dataclasses import dataclass
+from itertools import accumulate
 
 from semcer.caches import LINE_CACHE, cache
+from semcer.judges.rubric import wordfreq_tables
 from semcer.judges.rubric.classes import unit_kind
 from semcer.text.script import base_lang
 from semcer.text.units import graphemes
@@ -78,20 +80,25 @@ def lexicon_lang(tag: str) -> str | None:
     if lang not in _available():
         return None
     try:
-        zipf("a", lang)
+        _check_tokenizer(lang)
     except Exception:  # an optional tokenizer (the cjk extra) is missing
         return None
     return lang
 
 
-def wordfreq_version() -> str:
-    """Installed wordfreq version (part of the judge's identity: its lists change the output)."""
-    from importlib.metadata import PackageNotFoundError, version
+def _check_tokenizer(lang: str) -> None:
+    """Raise when wordfreq's tokenizer for ``lang`` cannot run here (jieba: it is installed; MeCab:
+    it tokenizes), without importing jieba or setting its dictionary up (the judges look Chinese
+    up by list entry, :func:`dict_zipf`, and never tokenize it)."""
+    tokenizer = wordfreq_tables.table(lang).meta["info"]["tokenizer"]
+    if tokenizer == "jieba":
+        if importlib.util.find_spec("jieba") is None:
+            raise ModuleNotFoundError("jieba")
+    elif tokenizer != "regex":
+        zipf("a", lang)
 
-    try:
-        return version("wordfreq")
-    except PackageNotFoundError:  # pragma: no cover - wordfreq is a dependency
-        return "unknown"
+
+wordfreq_version = wordfreq_tables.wordfreq_version
 
 
 @cache(maxsize=1 << 18)
@@ -99,10 +106,7 @@ def zipf(word: str, lang: str) -> float:
     """Zipf frequency of ``word`` in ``lang`` (0.0 when unknown, or when any token of it is)."""
     if not word:
         return 0.0
-    from wordfreq import zipf_frequency
-
-    with quiet_jieba():
-        return zipf_frequency(word, lang)
+    return wordfreq_tables.zipf(word, lang)
 
 
 @cache(maxsize=64)
@@ -126,28 +130,16 @@ def token_count(word: str, lang: str) -> int:
         return len(tokenize(word, lang))
 
 
-@cache(maxsize=8)
-def _freq_dict(lang: str) -> dict[str, float]:
-    from wordfreq import get_frequency_dict
-
-    return get_frequency_dict(lang)
-
-
 @cache(maxsize=1 << 18)
 def dict_zipf(word: str, lang: str) -> float:
     """Zipf frequency of ``word`` as one entry of the word list (no tokenization, no combining)."""
     if lang == "zh":
         word = _simplify(word)
-    f = _freq_dict(lang).get(word.casefold(), 0.0)
-    return round(math.log10(f) + 9.0, 2) if f > 0 else 0.0
+    return wordfreq_tables.entry_zipf(word.casefold(), lang)
 
 
 def _simplify(text: str) -> str:
-    try:
-        from wordfreq.chinese import simplify_chinese
-    except Exception:  # pragma: no cover - the cjk extra is missing
-        return text
-    return simplify_chinese(text)
+    return wordfreq_tables.simplify_chinese(text)
 
 
 _NUM_PARTS = re.compile(r"\d+")
@@ -182,19 +174,19 @@ class Line:
 
 
 def _runs(flags: list[bool]) -> tuple[tuple[int, int] | None, ...]:
+    """For each position, the ``(start, end)`` of the run of true flags holding it, or None."""
     out: list[tuple[int, int] | None] = [None] * len(flags)
-    i, n = 0, len(flags)
-    while i < n:
-        if flags[i]:
-            j = i
-            while j < n and flags[j]:
-                j += 1
-            span = (i, j)
-            for k in range(i, j):
-                out[k] = span
-            i = j
-        else:
-            i += 1
+    start = -1
+    for i, flag in enumerate(flags):
+        if flag:
+            if start < 0:
+                start = i
+        elif start >= 0:
+            out[start:i] = [(start, i)] * (i - start)
+            start = -1
+    if start >= 0:
+        n = len(out)
+        out[start:] = [(start, n)] * (n - start)
     return tuple(out)
 
 
@@ -202,11 +194,11 @@ def _runs(flags: list[bool]) -> tuple[tuple[int, int] | None, ...]:
 def line_info(text: str) -> Line:
     """The :class:`Line` of ``text`` (cached by the text: every edit of a line shares it)."""
     units = graphemes(text)
-    kinds = tuple(unit_kind(u) for u in units)
-    digit = [k == "digit" for k in kinds]
-    has_digit = any(digit)
+    kinds = tuple(map(unit_kind, units))
+    has_digit = "digit" in kinds
     n = len(units)
     if has_digit:
+        digit = [k == "digit" for k in kinds]
         in_num = [
             d or (0 < i < n - 1 and units[i] in NUMBER_SEPARATORS and digit[i - 1] and digit[i + 1])
             for i, d in enumerate(digit)
@@ -214,11 +206,9 @@ def line_info(text: str) -> Line:
         num_run = _runs(in_num)
     else:
         num_run = (None,) * n
-    word_run = _runs([k in _WORD_KINDS for k in kinds])
-    offsets = [0]
-    for u in units:
-        offsets.append(offsets[-1] + len(u))
-    return Line(text, units, kinds, word_run, num_run, has_digit, tuple(offsets))
+    word_run = _runs(list(map(_WORD_KINDS.__contains__, kinds)))
+    offsets = tuple(range(n + 1)) if len(text) == n else (0, *accumulate(map(len, units)))
+    return Line(text, units, kinds, word_run, num_run, has_digit, offsets)
 
 
 def word_span(line: Line, pos: int, gap: bool) -> tuple[int, int] | None:

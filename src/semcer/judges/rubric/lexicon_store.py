@@ -1,0 +1,226 @@
+"""Compact, memory-mapped word -> frequency tables: built once per machine, shared by processes.
+
+A :class:`Table` maps a word (a ``str``) to a frequency in *centibels below 1*, wordfreq's own
+quantization: value ``v`` means frequency ``10 ** (-v / 100)``, i.e. Zipf ``9 - v / 100``. Any
+word -> Zipf list with two decimals fits (:func:`value_of_zipf`: ``v = round((9 - zipf) * 100)``,
+``0 <= v < 65536``). A new source (another language's word list) is one call::
+
+    open_table(f"mysource-{version}/{lang}", {"source": "mysource", "version": version, "lang": lang},
+               lambda: ({word: value_of_zipf(z) for word, z in pairs}, {}))
+
+and :meth:`Table.get` then answers its lookups (-1 for a word it does not hold).
+Lookups read the file in place (``mmap``), so every worker process that opens the same file
+shares its pages, and a process only maps the tables of the languages it meets.
+
+File format (version :data:`FORMAT_VERSION`, all integers little-endian)::
+
+    offset 0   header  "<8sIIIIII": MAGIC, format version, n_keys, n_slots, blob_len,
+                                     meta_len, crc32 of everything after the header
+    then       meta    meta_len bytes of UTF-8 JSON (what the table was built from, e.g.
+                       {"source": "wordfreq", "version": "3.1.1", "lang": "de", ...}),
+                       zero-padded to a multiple of 4
+    then       starts  uint32[n_slots + 1]: the keys of hash slot h are keys[starts[h]:starts[h+1]]
+    then       offsets uint32[n_keys + 1]: key k is blob[offsets[k]:offsets[k+1]]
+    then       values  uint16[n_keys], zero-padded to a multiple of 4
+    then       blob    the keys' UTF-8 bytes, concatenated in slot order
+
+The slot of a key is ``zlib.crc32(key_utf8) & (n_slots - 1)``; ``n_slots`` is a power of two of
+at least ``n_keys``, so a slot holds about one key. :func:`open_table` checks the magic, the
+version, the sizes, the meta it expects and the CRC before it trusts a file; anything else is
+rebuilt (and rewritten atomically), never read as a wrong answer.
+
+Where the files live: ``$SEMCER_CACHE_DIR``, else ``$XDG_CACHE_HOME/semcer``, else
+``~/.cache/semcer``, then ``lexicons/v<format version>/`` (:func:`lexicon_dir`); a source keys
+its files further (the wordfreq tables: ``wordfreq-<version>/<lang>.lex``). When that folder
+cannot be written the table is built in memory for this process only.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import struct
+import zlib
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from semcer.atomic import atomic_write
+
+MAGIC = b"SEMCERLX"
+FORMAT_VERSION = 1
+_HEADER = struct.Struct("<8sIIIIII")
+MAX_VALUE = 0xFFFF
+
+
+def value_of_zipf(zipf: float) -> int:
+    """The stored value of a Zipf frequency (two decimals kept): ``round((9 - zipf) * 100)``, so that a
+    source other than wordfreq (a word list with Zipf values) can be written into the same format."""
+    value = round((9.0 - zipf) * 100)
+    if not 0 <= value <= MAX_VALUE:
+        raise ValueError(f"Zipf {zipf!r} is outside what a lexicon table holds (9 down to {9 - MAX_VALUE / 100})")
+    return value
+
+
+def zipf_of_value(value: int) -> float:
+    """The Zipf frequency of a stored value, to two decimals (wordfreq's own quantization)."""
+    return round(9.0 - value / 100, 2)
+
+
+def cache_root() -> Path:
+    """The folder of semcer's on-disk caches (``$SEMCER_CACHE_DIR``, else the XDG cache folder)."""
+    env = os.environ.get("SEMCER_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "semcer"
+
+
+def lexicon_dir() -> Path:
+    """Where the lexicon tables are kept: :func:`cache_root` ``/lexicons/v<FORMAT_VERSION>``."""
+    return cache_root() / "lexicons" / f"v{FORMAT_VERSION}"
+
+
+class Table:
+    """One word -> value table over a buffer in the format above (a file's mmap, or bytes)."""
+
+    __slots__ = ("__weakref__", "_blob", "_buf", "_mask", "_offsets", "_starts", "_values", "meta")
+
+    def __init__(self, buf: mmap.mmap | bytes, meta: dict[str, Any], n_keys: int, n_slots: int, start: int) -> None:
+        view = memoryview(buf)
+        s_end = start + 4 * (n_slots + 1)
+        o_end = s_end + 4 * (n_keys + 1)
+        v_end = o_end + 2 * n_keys
+        self.meta = meta
+        self._buf = buf
+        self._mask = n_slots - 1
+        self._starts = view[start:s_end].cast("I")
+        self._offsets = view[s_end:o_end].cast("I")
+        self._values = view[o_end:v_end].cast("H")
+        self._blob = view[_pad4(v_end) :]
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def get(self, word: str) -> int:
+        """The value of ``word`` (centibels below 1), or -1 when the table does not hold it."""
+        key = word.encode("utf-8", "surrogatepass")
+        h = zlib.crc32(key) & self._mask
+        starts, offsets, blob = self._starts, self._offsets, self._blob
+        for k in range(starts[h], starts[h + 1]):
+            if blob[offsets[k] : offsets[k + 1]] == key:
+                return self._values[k]
+        return -1
+
+    def items(self) -> Iterable[tuple[str, int]]:
+        """Every ``(word, value)`` of the table, in storage order."""
+        offsets, blob = self._offsets, self._blob
+        for k in range(len(self._values)):
+            yield bytes(blob[offsets[k] : offsets[k + 1]]).decode("utf-8", "surrogatepass"), self._values[k]
+
+
+def _pad4(n: int) -> int:
+    return (n + 3) & ~3
+
+
+def encode_table(entries: Mapping[str, int], meta: Mapping[str, Any]) -> bytes:
+    """The file bytes of a table holding ``entries`` (word -> value) and ``meta``."""
+    keys = [w.encode("utf-8", "surrogatepass") for w in entries]
+    values = np.fromiter(entries.values(), dtype=np.int64, count=len(keys))
+    if len(values) and (values.min() < 0 or values.max() > MAX_VALUE):
+        raise ValueError(f"lexicon values must lie in 0..{MAX_VALUE}")
+    n_slots = 1 << max(len(keys) - 1, 1).bit_length()
+    slots = np.fromiter((zlib.crc32(k) for k in keys), dtype=np.uint32, count=len(keys)) & np.uint32(n_slots - 1)
+    order = np.argsort(slots, kind="stable")
+    starts = np.zeros(n_slots + 1, dtype="<u4")
+    np.cumsum(np.bincount(slots, minlength=n_slots), out=starts[1:])
+    ordered = [keys[i] for i in order.tolist()]
+    offsets = np.zeros(len(keys) + 1, dtype="<u4")
+    np.cumsum(np.fromiter(map(len, ordered), dtype=np.int64, count=len(keys)), out=offsets[1:])
+    meta_bytes = json.dumps(dict(meta), sort_keys=True, ensure_ascii=False).encode()
+    vals = values[order].astype("<u2").tobytes()
+    body = b"".join([meta_bytes, b"\0" * (_pad4(len(meta_bytes)) - len(meta_bytes)), starts.tobytes(),
+                     offsets.tobytes(), vals, b"\0" * (_pad4(len(vals)) - len(vals)), b"".join(ordered)])
+    head = _HEADER.pack(MAGIC, FORMAT_VERSION, len(keys), n_slots, int(offsets[-1]), len(meta_bytes), zlib.crc32(body))
+    return head + body
+
+
+def decode_table(buf: mmap.mmap | bytes, expect: Mapping[str, Any], crc: Callable[[], int] | None = None
+                 ) -> Table | None:
+    """The table in ``buf``, or None when it is not a complete, intact table built from ``expect``.
+
+    ``crc`` computes the CRC of everything after the header (default: read from ``buf``; a mapped
+    file is checked by reading the file instead, so that the check leaves no page mapped in)."""
+    if len(buf) < _HEADER.size:
+        return None
+    magic, version, n_keys, n_slots, blob_len, meta_len, want = _HEADER.unpack_from(buf, 0)
+    if magic != MAGIC or version != FORMAT_VERSION or n_slots & (n_slots - 1) or n_slots < n_keys:
+        return None
+    start = _HEADER.size + _pad4(meta_len)
+    size = start + 4 * (n_slots + 1) + 4 * (n_keys + 1) + _pad4(2 * n_keys) + blob_len
+    if len(buf) != size:
+        return None
+    if (crc() if crc else zlib.crc32(memoryview(buf)[_HEADER.size :])) != want:
+        return None
+    try:
+        meta = json.loads(bytes(buf[_HEADER.size : _HEADER.size + meta_len]))
+    except ValueError:
+        return None
+    if any(meta.get(k) != v for k, v in expect.items()):
+        return None
+    return Table(buf, meta, n_keys, n_slots, start)
+
+
+def _file_crc(path: Path) -> int:
+    """CRC-32 of the file after the header, read in chunks."""
+    crc = 0
+    with open(path, "rb") as f:
+        f.seek(_HEADER.size)
+        while chunk := f.read(1 << 20):
+            crc = zlib.crc32(chunk, crc)
+    return crc
+
+
+def _open_mapped(path: Path, expect: Mapping[str, Any]) -> Table | None:
+    """The intact table of the file at ``path``, mapped, or None (no file, another build, damaged)."""
+    try:
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size == 0:
+                return None
+            buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        table = decode_table(buf, expect, lambda: _file_crc(path))
+    except OSError:
+        return None
+    if table is None:
+        buf.close()
+    return table
+
+
+def open_table(name: str, expect: Mapping[str, Any],
+               build: Callable[[], tuple[Mapping[str, int], Mapping[str, Any]]]) -> Table:
+    """The table ``name`` of :func:`lexicon_dir`, mapped from its file when that file is intact and
+    was built from ``expect`` (a subset of its meta); otherwise built with ``build()`` (entries and
+    meta, the meta including ``expect``), written atomically, and mapped. When the folder cannot
+    be written, the freshly built table is used from memory."""
+    path = lexicon_dir() / f"{name}.lex"
+    table = _open_mapped(path, expect)
+    if table is not None:
+        return table
+    entries, meta = build()
+    data = encode_table(entries, {**meta, **expect})
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_write(path, "wb") as f:
+            f.write(data)
+    except OSError:
+        pass  # a read-only cache: this process keeps the table in memory
+    else:
+        table = _open_mapped(path, expect)
+        if table is not None:
+            return table
+    table = decode_table(data, expect)
+    assert table is not None  # just encoded
+    return table

@@ -1,0 +1,285 @@
+"""The study file: one SQLite database holding the items, the readers (tokens stored hashed), each
+reader's schedule, the sessions of the rating app, and the ratings.
+
+Every rating is its own transaction, committed before the app answers (WAL journal,
+``synchronous=FULL``), so a server killed at any moment keeps every rating a reader saw accepted. A
+reader rates a slot (an item, or its repeat) at most once: ``UNIQUE (reader, item, rep)``; a second
+answer for the same slot is ignored unless it is an explicit revision, which updates the row and
+counts the change. Each call opens its own connection, so threads and processes can share the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from semcer.errors import InputError, SemcerError
+from semcer.study.sampling import Slot
+
+FORMAT = "semcer-study/1"
+BUSY_TIMEOUT_S = 30.0
+VERDICTS = ("rated", "cannot_judge")
+#: How long a sign-in lasts (the cookie's Max-Age and the stored session's age limit).
+SESSION_DAYS = 30
+
+_SCHEMA = (
+    "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE items (id TEXT PRIMARY KEY, kind TEXT NOT NULL CHECK (kind IN ('edit', 'pair')), "
+    "lang TEXT NOT NULL, stratum TEXT NOT NULL, data TEXT NOT NULL)",
+    "CREATE TABLE readers (name TEXT PRIMARY KEY, token_hash TEXT NOT NULL UNIQUE, created REAL NOT NULL)",
+    "CREATE TABLE slots (reader TEXT NOT NULL REFERENCES readers (name), pos INTEGER NOT NULL, "
+    "item TEXT NOT NULL REFERENCES items (id), rep INTEGER NOT NULL CHECK (rep IN (0, 1)), "
+    "PRIMARY KEY (reader, pos), UNIQUE (reader, item, rep))",
+    "CREATE TABLE ratings (reader TEXT NOT NULL, item TEXT NOT NULL, rep INTEGER NOT NULL, "
+    "verdict TEXT NOT NULL CHECK (verdict IN ('rated', 'cannot_judge')), "
+    "level INTEGER CHECK (level BETWEEN 0 AND 4), choice TEXT CHECK (choice IN ('a', 'b', 'equal')), "
+    "created REAL NOT NULL, updated REAL NOT NULL, revisions INTEGER NOT NULL DEFAULT 0, "
+    "UNIQUE (reader, item, rep), FOREIGN KEY (reader, item, rep) REFERENCES slots (reader, item, rep))",
+    "CREATE TABLE skips (reader TEXT NOT NULL, item TEXT NOT NULL, rep INTEGER NOT NULL, at REAL NOT NULL, "
+    "PRIMARY KEY (reader, item, rep))",
+    "CREATE TABLE sessions (hash TEXT PRIMARY KEY, reader TEXT NOT NULL REFERENCES readers (name), "
+    "csrf TEXT NOT NULL, created REAL NOT NULL)",
+)
+
+
+def digest(token: str) -> str:
+    """What is stored of a token: its SHA-256 (tokens are 128-bit random, so no salt is needed)."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(16)
+
+
+@dataclass(frozen=True)
+class Item:
+    """One item of the study: an edit (its edit-list record) or a pair (ref, a, b)."""
+
+    id: str
+    kind: str
+    lang: str
+    stratum: str
+    data: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RatingRow:
+    """One stored rating."""
+
+    reader: str
+    item: str
+    rep: int
+    verdict: str
+    level: int | None
+    choice: str | None
+    revisions: int
+
+
+@dataclass(frozen=True)
+class Progress:
+    """One reader's progress: slots in the schedule, rated, cannot judge, skipped (not yet rated)."""
+
+    reader: str
+    slots: int
+    rated: int
+    cannot_judge: int
+    skipped: int
+
+    @property
+    def done(self) -> int:
+        return self.rated + self.cannot_judge
+
+
+class StudyDB:
+    """A study file (see the module documentation)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise InputError(f"{self.path}: no such study (make one with semcer study create)")
+        try:
+            with self._connect() as conn:
+                row = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
+        except SemcerError:
+            row = None
+        if row is None or row[0] != FORMAT:
+            raise InputError(f"{self.path}: not a semcer study file")
+
+    @classmethod
+    def create(cls, path: str | Path, meta: dict[str, str], items: Sequence[Item]) -> StudyDB:
+        """A new study file with ``items`` (refuses an existing file)."""
+        p = Path(path)
+        if p.exists():
+            raise SemcerError(f"{p}: already exists; a study is created once (add readers with semcer study add-reader)")
+        conn = sqlite3.connect(p, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("BEGIN")
+            for sql in _SCHEMA:
+                conn.execute(sql)
+            conn.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), *meta.items()])
+            conn.executemany("INSERT INTO items VALUES (?, ?, ?, ?, ?)",
+                             [(i.id, i.kind, i.lang, i.stratum, json.dumps(i.data, ensure_ascii=False)) for i in items])
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.close()
+            p.unlink(missing_ok=True)
+            raise
+        conn.close()
+        return cls(p)
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = FULL")
+            yield conn
+        except sqlite3.Error as exc:
+            raise SemcerError(f"{self.path}: {exc}") from exc
+        finally:
+            conn.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise
+
+    # -- study -----------------------------------------------------------------------------------
+
+    def meta(self) -> dict[str, str]:
+        with self._connect() as conn:
+            return dict(conn.execute("SELECT name, value FROM meta").fetchall())
+
+    def items(self) -> list[Item]:
+        with self._connect() as conn:
+            rows = conn.execute("SELECT id, kind, lang, stratum, data FROM items ORDER BY rowid").fetchall()
+        return [Item(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
+    def item(self, item_id: str) -> Item:
+        with self._connect() as conn:
+            r = conn.execute("SELECT id, kind, lang, stratum, data FROM items WHERE id = ?", (item_id,)).fetchone()
+        if r is None:
+            raise InputError(f"{self.path}: no item {item_id!r}")
+        return Item(r[0], r[1], r[2], r[3], json.loads(r[4]))
+
+    # -- readers and sessions ----------------------------------------------------------------
+
+    def readers(self) -> list[str]:
+        with self._connect() as conn:
+            return [r[0] for r in conn.execute("SELECT name FROM readers ORDER BY created, name")]
+
+    def add_reader(self, name: str, slots: Sequence[Slot]) -> str:
+        """Add a reader with their schedule; returns their token (only its hash is stored)."""
+        if not name or len(name) > 64 or not name.isprintable():
+            raise InputError(f"reader name {name!r}: give 1 to 64 printable characters")
+        token = new_token()
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM readers WHERE name = ?", (name,)).fetchone():
+                raise InputError(f"{self.path}: reader {name!r} is already in the study")
+            conn.execute("INSERT INTO readers VALUES (?, ?, ?)", (name, digest(token), time.time()))
+            conn.executemany("INSERT INTO slots VALUES (?, ?, ?, ?)",
+                             [(name, k, s.item, s.rep) for k, s in enumerate(slots)])
+        return token
+
+    def reader_for_token(self, token: str) -> str | None:
+        with self._connect() as conn:
+            row = conn.execute("SELECT name FROM readers WHERE token_hash = ?", (digest(token),)).fetchone()
+        return None if row is None else str(row[0])
+
+    def new_session(self, reader: str) -> tuple[str, str]:
+        """A session for ``reader``: (the cookie's value, the session's CSRF token)."""
+        session, csrf = new_token(), new_token()
+        with self._write() as conn:
+            conn.execute("INSERT INTO sessions VALUES (?, ?, ?, ?)", (digest(session), reader, csrf, time.time()))
+        return session, csrf
+
+    def session(self, session: str) -> tuple[str, str] | None:
+        """(reader, CSRF token) of a session cookie, None when unknown or older than SESSION_DAYS."""
+        since = time.time() - SESSION_DAYS * 86400
+        with self._connect() as conn:
+            row = conn.execute("SELECT reader, csrf FROM sessions WHERE hash = ? AND created > ?",
+                               (digest(session), since)).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
+
+    def end_session(self, session: str) -> None:
+        with self._write() as conn:
+            conn.execute("DELETE FROM sessions WHERE hash = ?", (digest(session),))
+
+    # -- schedule and ratings ------------------------------------------------------------------
+
+    def next_slot(self, reader: str) -> tuple[int, Slot] | None:
+        """The reader's first slot without an answer, not skipped; else the first skipped one; None: done."""
+        sql = ("SELECT s.pos, s.item, s.rep FROM slots s LEFT JOIN ratings r ON r.reader = s.reader AND r.item = s.item "
+               "AND r.rep = s.rep LEFT JOIN skips k ON k.reader = s.reader AND k.item = s.item AND k.rep = s.rep "
+               "WHERE s.reader = ? AND r.item IS NULL ORDER BY k.at IS NOT NULL, k.at, s.pos LIMIT 1")
+        with self._connect() as conn:
+            row = conn.execute(sql, (reader,)).fetchone()
+        return None if row is None else (int(row[0]), Slot(row[1], int(row[2])))
+
+    def slot(self, reader: str, pos: int) -> Slot | None:
+        with self._connect() as conn:
+            row = conn.execute("SELECT item, rep FROM slots WHERE reader = ? AND pos = ?", (reader, pos)).fetchone()
+        return None if row is None else Slot(row[0], int(row[1]))
+
+    def rate(self, reader: str, slot: Slot, *, verdict: str = "rated", level: int | None = None,
+             choice: str | None = None, revise: bool = False) -> bool:
+        """Store the reader's answer for ``slot``, committed before returning. A slot already answered
+        keeps its answer unless ``revise`` (then it is updated). True when something was written."""
+        if verdict not in VERDICTS:
+            raise InputError(f"verdict {verdict!r}: expected one of {', '.join(VERDICTS)}")
+        now = time.time()
+        values = (reader, slot.item, slot.rep, verdict, level, choice, now, now)
+        sql = "INSERT INTO ratings (reader, item, rep, verdict, level, choice, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        if revise:
+            sql += (" ON CONFLICT (reader, item, rep) DO UPDATE SET verdict = excluded.verdict, level = excluded.level, "
+                    "choice = excluded.choice, updated = excluded.updated, revisions = revisions + 1")
+        else:
+            sql += " ON CONFLICT (reader, item, rep) DO NOTHING"
+        with self._write() as conn:
+            n = conn.execute(sql, values).rowcount
+            conn.execute("DELETE FROM skips WHERE reader = ? AND item = ? AND rep = ?", (reader, slot.item, slot.rep))
+        return n > 0
+
+    def skip(self, reader: str, slot: Slot) -> None:
+        """Put the slot after every other unanswered one (it comes back once they are done)."""
+        with self._write() as conn:  # an answered slot is not skipped (nothing to come back to)
+            conn.execute("INSERT INTO skips SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM ratings WHERE reader = ? "
+                         "AND item = ? AND rep = ?) ON CONFLICT (reader, item, rep) DO UPDATE SET at = excluded.at",
+                         (reader, slot.item, slot.rep, time.time(), reader, slot.item, slot.rep))
+
+    def ratings(self, reader: str | None = None) -> list[RatingRow]:
+        sql = "SELECT reader, item, rep, verdict, level, choice, revisions FROM ratings"
+        args: tuple[str, ...] = ()
+        if reader is not None:
+            sql, args = sql + " WHERE reader = ?", (reader,)
+        with self._connect() as conn:
+            rows = conn.execute(sql + " ORDER BY reader, created, rowid", args).fetchall()
+        return [RatingRow(*r) for r in rows]
+
+    def rating(self, reader: str, slot: Slot) -> RatingRow | None:
+        rows = [r for r in self.ratings(reader) if r.item == slot.item and r.rep == slot.rep]
+        return rows[0] if rows else None
+
+    def progress(self) -> list[Progress]:
+        sql = ("SELECT d.name, (SELECT COUNT(*) FROM slots s WHERE s.reader = d.name), "
+               "(SELECT COUNT(*) FROM ratings r WHERE r.reader = d.name AND r.verdict = 'rated'), "
+               "(SELECT COUNT(*) FROM ratings r WHERE r.reader = d.name AND r.verdict = 'cannot_judge'), "
+               "(SELECT COUNT(*) FROM skips k WHERE k.reader = d.name) FROM readers d ORDER BY d.created, d.name")
+        with self._connect() as conn:
+            return [Progress(*r) for r in conn.execute(sql).fetchall()]

@@ -1,0 +1,212 @@
+"""The candidates of a study: single edits (from an edit list, a score JSON or a judged-edit store)
+and pairs of outputs of one reference (from two or more score JSONs of the same references).
+
+A candidate edit keeps what the rating page shows (the marked pair), what the pool is stratified by
+(language, edit class, severity band) and what ``semcer study export`` writes for ``semcer meta-eval
+--items`` (an edit-list record keyed by ``edit_id``). No score is ever shown to a reader.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from semcer.alignment.context import edit_contexts
+from semcer.alignment.edits import Edit
+from semcer.api.report import read_score_json
+from semcer.errors import InputError, SemcerError
+from semcer.io.ratings import RatedItem, read_items
+from semcer.judges.distribution import LEVELS, expected_rating, mode_of
+from semcer.judges.rubric.classes import edit_class
+from semcer.statistics.preference import near_miss
+from semcer.text.units import graphemes
+
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+#: What an exported item keeps (meta-eval's edit-list fields; severity and mode when the source has them).
+ITEM_FIELDS = ("edit_id", "line_id", "doc", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",
+               "marked_ref", "marked_hyp", "edit_class", "severity", "mode")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One edit that may be drawn: its edit-list record and its stratum."""
+
+    id: str
+    record: dict[str, Any]
+
+    @property
+    def lang(self) -> str:
+        return str(self.record.get("lang") or "und")
+
+    @property
+    def stratum(self) -> tuple[str, str, str]:
+        """(language, edit class, severity band)."""
+        return self.lang, str(self.record["edit_class"]), severity_band(self.record.get("severity"))
+
+
+@dataclass(frozen=True)
+class PairCandidate:
+    """Two systems' outputs of one reference, where CER and semCER disagree on which is worse."""
+
+    id: str
+    line_id: str
+    lang: str
+    ref: str
+    a: str
+    b: str
+    a_system: str
+    b_system: str
+
+
+def severity_band(severity: float | None) -> str:
+    """The rubric level nearest to a severity (``L0`` ... ``L4``), ``unjudged`` without one."""
+    if severity is None:
+        return "unjudged"
+    return f"L{min(LEVELS - 1, max(0, int(float(severity) * (LEVELS - 1) + 0.5)))}"
+
+
+def source_kind(path: str | os.PathLike[str]) -> str:
+    """``store`` (an SQLite file), ``score-json`` (``.json``) or ``edits`` (an edit list)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"--from {path}: no such file")
+    with open(p, "rb") as fh:
+        head = fh.read(len(_SQLITE_MAGIC))
+    if head == _SQLITE_MAGIC:
+        return "store"
+    return "score-json" if p.suffix.lower() == ".json" else "edits"
+
+
+def read_candidates(paths: Sequence[str]) -> list[Candidate]:
+    """Every candidate edit of the sources, ids unique over all of them (first source wins)."""
+    out: dict[str, Candidate] = {}
+    for path in paths:
+        kind = source_kind(path)
+        rows = (_from_store(path) if kind == "store" else _from_score_json(path) if kind == "score-json"
+                else _from_edit_list(path))
+        for c in rows:
+            out.setdefault(c.id, c)
+    if not out:
+        raise InputError(f"--from {', '.join(paths)}: no edits to draw from")
+    return list(out.values())
+
+
+def _record(row: dict[str, Any]) -> dict[str, Any]:
+    rec = {k: row.get(k) for k in ITEM_FIELDS}
+    if not rec.get("edit_class"):
+        rec["edit_class"] = edit_class(str(rec["ref_unit"]), str(rec["hyp_unit"]))
+    return rec
+
+
+def _from_edit_list(path: str) -> list[Candidate]:
+    out = []
+    for item in read_items(path):
+        if not item.edit_list:
+            raise InputError(f"{item.where}: not an edit list (no 'edit_id'); write one with semcer score --edits FILE")
+        if item.fields.get("failure"):
+            continue  # the judge failed on it: no severity band
+        item.context()  # checks the marked pair, one line naming the record
+        rec = _record(item.fields)
+        sev = item.fields.get("severity")
+        rec["severity"] = None if sev in (None, "") else item.number("severity")
+        out.append(Candidate(item.id, rec))
+    return out
+
+
+def _from_store(path: str) -> list[Candidate]:
+    from semcer.store.sqlite import JudgedEditStore
+
+    with JudgedEditStore(path, readonly=True) as store:
+        rows = store.rows(skip_corrupt=True)
+    out = []
+    for r in rows:
+        rec = _record({**r, "edit_id": r["key"], "line_id": "", "doc": ""})
+        rec["severity"], rec["mode"] = expected_rating(r["p"]), mode_of(r["p"])
+        RatedItem(r["key"], r["lang"], rec, f"{path}: edit {r['key']}", edit_list=True).context()
+        out.append(Candidate(r["key"], rec))
+    return out
+
+
+def _score_lines(path: str) -> tuple[str, list[dict[str, Any]]]:
+    """The unit and the line rows of a ``semcer score --json --lines`` output."""
+    obj = read_score_json(path)
+    fields = obj.get("signature_fields") if isinstance(obj, dict) else None
+    lines = obj.get("lines") if isinstance(obj, dict) else None
+    if not isinstance(fields, dict) or not isinstance(lines, list):
+        raise InputError(f"{path}: not a `semcer score --json --lines` output (no line rows); write one with "
+                         "semcer score REFS HYPS --json --lines -o SCORE.json")
+    for n, row in enumerate(lines):
+        if not isinstance(row, dict) or not all(isinstance(row.get(k), str) for k in ("id", "ref", "hyp")):
+            raise InputError(f"{path}: lines[{n}] has no ref and hyp texts; write the file with semcer score REFS HYPS "
+                             "--json --lines --spans 1 -o SCORE.json")
+        if not isinstance(row.get("edits"), list):
+            raise InputError(f"{path}: lines[{n}] has no edit list (write the file with --json --lines --spans 1)")
+    return str(fields.get("unit") or "grapheme"), lines
+
+
+def _from_score_json(path: str) -> list[Candidate]:
+    """The edits of a score JSON's lines, each with the marked pair the judge saw (the line, or the
+    judge's window around the edit on a long line: :func:`semcer.alignment.context.edit_contexts`)."""
+    unit, lines = _score_lines(path)
+    split: Callable[[str], Sequence[str]] = graphemes if unit == "grapheme" else list
+    out = []
+    for n, line in enumerate(lines):
+        ref_units, hyp_units = split(line["ref"]), split(line["hyp"])
+        try:
+            edits = [_score_edit(e, ref_units, hyp_units) for e in line["edits"]]
+        except (KeyError, IndexError, TypeError, ValueError):
+            raise InputError(f"{path}: lines[{n}]: an edit is not as semcer score --json writes it") from None
+        contexts = edit_contexts(edits, ref_units, hyp_units, lang=str(line.get("lang") or ""), line_id=line["id"])
+        for ctx, row in zip(contexts, line["edits"]):
+            rec = _record({**row, "line_id": line["id"], "doc": line.get("doc") or "", "lang": ctx.lang,
+                           "ref_pos": ctx.ref_pos, "hyp_pos": ctx.hyp_pos,
+                           "marked_ref": ctx.marked_ref, "marked_hyp": ctx.marked_hyp})
+            out.append(Candidate(str(row["edit_id"]), rec))
+    return out
+
+
+def _score_edit(e: dict[str, Any], ref_units: Sequence[str], hyp_units: Sequence[str]) -> Edit:
+    op, rp, hp = e["op"], int(e["ref_pos"]), int(e["hyp_pos"])
+    if op not in ("S", "D", "I") or (op != "I" and ref_units[rp] != e["ref_unit"]) or (
+            op != "D" and hyp_units[hp] != e["hyp_unit"]):
+        raise ValueError("not this line's unit")
+    return Edit(op, rp, hp, str(e["ref_unit"]), str(e["hyp_unit"]))
+
+
+def read_pair_candidates(paths: Sequence[str]) -> list[PairCandidate]:
+    """The near-miss pairs of two or more score JSONs of the same references: for every line and
+    every two systems, the pairs where CER (edit count; same reference, same denominator) and semCER
+    (severity mass) disagree on which output is worse (:func:`semcer.statistics.preference.near_miss`)."""
+    if len(paths) < 2:
+        raise InputError("--pairs-from: give two or more `semcer score --json --lines` outputs of the same references")
+    names = [Path(p).stem for p in paths]
+    if len(set(names)) != len(names):
+        raise InputError("--pairs-from: the files' names (without .json) name the systems; give each system a distinct name")
+    systems = [{row["id"]: row for row in _score_lines(p)[1]} for p in paths]
+    out = []
+    for i in range(len(paths)):
+        for j in range(i + 1, len(paths)):
+            out += _near_misses(names[i], systems[i], names[j], systems[j], paths[j])
+    return out
+
+
+def _near_misses(na: str, a: dict[str, dict], nb: str, b: dict[str, dict], where: str) -> list[PairCandidate]:
+    ids = [k for k in a if k in b and a[k]["hyp"] != b[k]["hyp"]]
+    for k in ids:
+        if a[k]["ref"] != b[k]["ref"]:
+            raise SemcerError(f"{where}: line {k!r} has another reference than in the first file; "
+                              "pairs need score JSONs of the same references")
+    cer = ([len(a[k]["edits"]) for k in ids], [len(b[k]["edits"]) for k in ids])
+    sem = ([_mass(a[k]) for k in ids], [_mass(b[k]) for k in ids])
+    mask: Sequence[bool] = near_miss(sem, cer).tolist() if ids else []
+    return [PairCandidate(f"{k}|{na}|{nb}", k, str(a[k].get("lang") or "und"), a[k]["ref"], a[k]["hyp"], b[k]["hyp"], na, nb)
+            for k, hit in zip(ids, mask) if hit]
+
+
+def _mass(row: dict[str, Any]) -> float:
+    if not isinstance(row.get("severity"), (int, float)):
+        raise InputError(f"line {row['id']!r} has no severity: score the systems with a judge (semcer score ... --json --lines)")
+    return float(row["severity"])

@@ -1,0 +1,196 @@
+"""The compact lexicon tables (issue 15): lookups equal wordfreq's own ``zipf_frequency`` (the
+independent reference) on list words and non-words in several scripts, damaged cache files are
+rebuilt rather than read, an unwritable cache folder still works, and two processes share a file."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import wordfreq
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from semcer.caches import clear_caches
+from semcer.judges.rubric import lexicon, lexicon_store, wordfreq_tables
+from semcer.judges.rubric.lexicon_store import decode_table, encode_table, open_table
+
+LANGS = ("en", "de", "fr", "ar", "hi", "ru", "zh", "ja")
+#: Letters of each test language's script, plus digits, an apostrophe, a hyphen and a mark, for
+#: non-words that reach every branch (one token, several tokens, digits, marks removed).
+ALPHABETS = {
+    "en": "abcdefghijklmnopqrstuvwxyzABCXYZ'’-0123é\u0301",
+    "de": "aeinrstuäöüßÄÖÜAEINRST'-019\u0308",
+    "fr": "aeilnorstuéèàçœÉÀ'’-07\u0301",
+    "ar": "ابتثجحخدذرسشصعلمنهوي\u064e\u064f\u0650\u0640٣1",
+    "hi": "कखगचजतदनपबमयरलवसह\u093e\u093f\u0940\u094d\u0902१1",
+    "ru": "абвгдеёжзиклмнопрстуфхцчшщыьэюяАБВЁ'-5",
+    "zh": "的一是不了人我在有他这中大来上國學們说时要就出会可也你对生能而子那得于着下自之年过发后作里",
+    "ja": "あいうえおかきくけこさしすせそたちつてとアイウエオカキクケコ日本語学生ー々1",
+}
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory):
+    """A fresh cache folder for this module's tables (built here from wordfreq's installed lists)."""
+    folder = tmp_path_factory.mktemp("semcer-cache")
+    old = os.environ.get("SEMCER_CACHE_DIR")
+    os.environ["SEMCER_CACHE_DIR"] = str(folder)
+    wordfreq_tables.table.cache_clear()
+    yield folder
+    wordfreq_tables.table.cache_clear()
+    if old is None:
+        del os.environ["SEMCER_CACHE_DIR"]
+    else:
+        os.environ["SEMCER_CACHE_DIR"] = old
+
+
+def _list_word(lang: str, i: int) -> str:
+    words = wordfreq.top_n_list(lang, 20000)
+    return words[i % len(words)]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@SETTINGS
+@given(data=st.data())
+def test_zipf_equals_wordfreq(cache_dir, lang, data):
+    i = data.draw(st.integers(0, 19999))
+    word = _list_word(lang, i)
+    variant = data.draw(st.sampled_from((str, str.title, str.upper)))(word)
+    junk = data.draw(st.text(alphabet=ALPHABETS[lang], min_size=1, max_size=8))
+    glued = data.draw(st.sampled_from(("", "-", "'", "1", " ")))
+    for w in (word, variant, junk, word + glued + junk):
+        assert wordfreq_tables.zipf(w, lang) == wordfreq.zipf_frequency(w, lang), (w, lang)
+
+
+@pytest.mark.parametrize("lang", ("en", "ar", "zh", "ja"))
+@SETTINGS
+@given(data=st.data())
+def test_entry_zipf_equals_the_frequency_dict(cache_dir, lang, data):
+    freqs = wordfreq.get_frequency_dict(lang)  # the dictionary the lexicon used to load
+    word = _list_word(lang, data.draw(st.integers(0, 19999)))
+    junk = data.draw(st.text(alphabet=ALPHABETS[lang], min_size=1, max_size=4))
+    for w in (word, junk, word + junk):
+        f = freqs.get(w, 0.0)
+        want = round(math.log10(f) + 9.0, 2) if f > 0 else 0.0
+        assert wordfreq_tables.entry_zipf(w, lang) == want, (w, lang)
+
+
+def test_lexicon_functions_read_the_tables(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEMCER_CACHE_DIR", str(tmp_path))
+    clear_caches()  # the lexicon's lookups and the open tables
+    assert lexicon.zipf("Haus", "de") == wordfreq.zipf_frequency("Haus", "de") > 5
+    assert lexicon.zipf("2097", "en") == wordfreq.zipf_frequency("2097", "en") > 0
+    assert lexicon.dict_zipf("國家", "zh") == lexicon.dict_zipf("国家", "zh") > 4  # traditional -> simplified
+    assert lexicon.lexicon_lang("de-CH") == "de" and lexicon.lexicon_lang("th") is None
+    folder = tmp_path / "lexicons" / f"v{lexicon_store.FORMAT_VERSION}" / f"wordfreq-{wordfreq_tables.wordfreq_version()}"
+    assert sorted(p.name for p in folder.iterdir()) == ["de.lex", "en.lex", "zh.lex"]  # only the languages met
+    clear_caches()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.text(min_size=1, max_size=12), st.integers(0, 0xFFFF), max_size=300),
+       st.lists(st.text(max_size=12), max_size=20))
+def test_table_round_trip(entries, probes):
+    table = decode_table(encode_table(entries, {"source": "test"}), {"source": "test"})
+    assert table is not None and len(table) == len(entries)
+    for word, value in entries.items():
+        assert table.get(word) == value
+    for word in probes:
+        assert table.get(word) == entries.get(word, -1)
+    assert dict(table.items()) == entries
+
+
+def _small(calls: list[int]):
+    def build():
+        calls.append(1)
+        return {"rouge": 310, "vert": 320, "été": 400}, {"info": "x"}
+    return build
+
+
+def test_damaged_files_are_rebuilt_never_read(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEMCER_CACHE_DIR", str(tmp_path))
+    calls: list[int] = []
+    expect = {"source": "test", "version": "1"}
+    assert open_table("t/fr", expect, _small(calls)).get("été") == 400 and len(calls) == 1
+    assert open_table("t/fr", expect, _small(calls)).get("vert") == 320 and len(calls) == 1  # mapped, not rebuilt
+    path = lexicon_store.lexicon_dir() / "t" / "fr.lex"
+    good = path.read_bytes()
+    damaged = [good[:-3], good[:40], b"", good[:-6] + bytes([good[-6] ^ 1]) + good[-5:]]  # truncated; flipped bit
+    damaged.append(good.replace(b"rouge", b"rougf"))  # a changed key: the CRC catches it
+    for i, bad in enumerate(damaged, start=2):
+        path.write_bytes(bad)
+        table = open_table("t/fr", expect, _small(calls))
+        assert len(calls) == i, "a damaged file was read"
+        assert (table.get("rouge"), table.get("vert"), table.get("été"), table.get("rougf")) == (310, 320, 400, -1)
+        assert path.read_bytes() == good  # and rewritten
+    open_table("t/fr", {"source": "test", "version": "2"}, _small(calls))  # another build of the source
+    assert len(calls) == len(damaged) + 2
+
+
+def test_unwritable_cache_folder_builds_in_memory(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("SEMCER_CACHE_DIR", str(blocker / "cache"))
+    calls: list[int] = []
+    table = open_table("t/fr", {"source": "test"}, _small(calls))
+    assert table.get("rouge") == 310 and table.get("bleu") == -1 and len(calls) == 1
+
+
+def test_cache_folder_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.delenv("SEMCER_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert lexicon_store.cache_root() == tmp_path / "xdg" / "semcer"
+    monkeypatch.setenv("SEMCER_CACHE_DIR", str(tmp_path / "mine"))
+    assert lexicon_store.lexicon_dir() == tmp_path / "mine" / "lexicons" / f"v{lexicon_store.FORMAT_VERSION}"
+
+
+_READER = textwrap.dedent("""
+    import sys, time
+    from semcer.judges.rubric.lexicon_store import open_table
+    def build():
+        raise SystemExit("rebuilt instead of mapped")
+    t = open_table("t/fr", {"source": "test"}, build)
+    print(t.get("rouge"), t.get("vert"), t.get("été"), t.get("bleu"), flush=True)
+    sys.stdin.readline()  # keep the mapping open until the other process has read too
+    print(t.get("vert"), flush=True)
+""")
+
+
+def test_two_processes_map_the_same_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEMCER_CACHE_DIR", str(tmp_path))
+    open_table("t/fr", {"source": "test"}, _small([]))
+    env = {**os.environ, "PYTHONPATH": str(Path(lexicon_store.__file__).parents[3])}
+    procs = [subprocess.Popen([sys.executable, "-c", _READER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    first = [p.stdout.readline().split() for p in procs]  # type: ignore[union-attr]
+    outs = [p.communicate("\n", timeout=60) for p in procs]
+    assert first == [["310", "320", "400", "-1"]] * 2, outs
+    assert [o[0].split() for o in outs] == [["320"]] * 2 and all(p.returncode == 0 for p in procs)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet=ALPHABETS["zh"] + "國學們說時會對過發後裡ABCabc1", max_size=10))
+def test_simplify_chinese_equals_wordfreq(text):
+    from wordfreq.chinese import simplify_chinese
+
+    assert wordfreq_tables.simplify_chinese(text) == simplify_chinese(text)
+
+
+@given(st.integers(0, 0xFFFF))
+def test_zipf_values_round_trip(value):
+    z = lexicon_store.zipf_of_value(value)
+    assert lexicon_store.value_of_zipf(z) == value
+    assert abs(z - (9 - value / 100)) < 1e-9  # Zipf 9 is a frequency of 1; 1 cB = 0.01 Zipf
+
+
+def test_zipf_outside_the_table_is_refused():
+    with pytest.raises(ValueError, match="outside"):
+        lexicon_store.value_of_zipf(9.5)
+    assert lexicon_store.value_of_zipf(wordfreq.zipf_frequency("the", "en")) == round((9 - 7.73) * 100)
