@@ -115,7 +115,7 @@ def test_cli_workers_and_chunks_do_not_change_the_json(tmp_path, capsys):
 def test_bad_scale_options_are_one_line_errors(capsys):
     for extra, needle in ((["--workers", "0"], "--workers must be at least 1"),
                           (["--chunk-lines", "0"], "--chunk-lines must be at least 1"),
-                          (["--ray-address", "auto"], "--ray-address applies to --engine ray")):
+                          (["--ray-address", "auto"], "--ray-address and --ray-gpus apply to --engine ray")):
         assert semcer.cli.main(["score", str(REFS), str(HYPS), *extra]) == 2
         err = capsys.readouterr().err
         assert needle in err and "Traceback" not in err

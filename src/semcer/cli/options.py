@@ -236,6 +236,9 @@ def add_scale_options(p: argparse.ArgumentParser) -> None:
                    "in Ray actors (needs semcer[ray])")
     g.add_argument("--ray-address", metavar="ADDR", dest="ray_address",
                    help="with --engine ray: the cluster to join (e.g. ray://head:10001 or auto; default: a local Ray)")
+    g.add_argument("--ray-gpus", type=float, default=0.0, metavar="G", dest="ray_gpus",
+                   help="with --engine ray: GPUs each judge actor reserves (a student:DIR or hf: judge on GPU nodes; "
+                   "default: 0, as for the offline judges and an LLM judge on a server)")
     g.add_argument("--work-dir", metavar="DIR", dest="work_dir",
                    help="keep a completion marker per finished chunk in DIR: a killed run started again with the "
                    "same DIR (and --store) goes on where it stopped, judging no edit twice")
@@ -248,11 +251,14 @@ def scale_from_args(args: argparse.Namespace, *, top: int, by_edit: bool, edits:
 
     check_int(args, "workers", 1)
     check_int(args, "chunk_lines", 1)
-    if args.ray_address and args.engine != "ray":
-        raise SemcerError("--ray-address applies to --engine ray")
+    if (args.ray_address or args.ray_gpus) and args.engine != "ray":
+        raise SemcerError("--ray-address and --ray-gpus apply to --engine ray")
+    if args.ray_gpus < 0:
+        raise SemcerError(f"--ray-gpus must be at least 0, got {args.ray_gpus}")
     if args.engine == "ray":
         from semcer.scale.ray_engine import import_ray
 
         import_ray()
     return StreamSettings(chunk_lines=args.chunk_lines, workers=args.workers or all_cores(), engine=args.engine,
-                          ray_address=args.ray_address, top=top, by_edit=by_edit, edits=edits, work_dir=args.work_dir)
+                          ray_address=args.ray_address, ray_gpus=args.ray_gpus, top=top, by_edit=by_edit, edits=edits,
+                          work_dir=args.work_dir)

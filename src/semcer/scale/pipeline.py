@@ -52,7 +52,8 @@ ENGINES = ("local", "ray")
 @dataclass(frozen=True)
 class StreamSettings:
     """How a streamed run is cut and where it runs: ``chunk_lines`` lines per chunk, ``workers``
-    processes (or Ray workers), ``engine`` local or ray (at ``ray_address``); the ``top`` most severe
+    processes (or Ray judge actors, each with ``ray_gpus`` GPUs), ``engine`` local or ray (at
+    ``ray_address``); the ``top`` most severe
     edits (``by_edit``) or error spans kept; every edit written to ``edits``; completion markers in
     ``work_dir``."""
 
@@ -60,6 +61,7 @@ class StreamSettings:
     workers: int = 1
     engine: str = "local"
     ray_address: str | None = None
+    ray_gpus: float = 0.0
     top: int = 0
     by_edit: bool = False
     edits: str | None = None
@@ -265,7 +267,7 @@ def _executor(settings: StreamSettings, judge: JudgeBase, n_chunks: int) -> Any:
     if settings.engine == "ray":
         from semcer.scale.ray_engine import RayExecutor
 
-        return RayExecutor(settings.workers, spec_json, judge.identity, settings.ray_address)
+        return RayExecutor(settings.workers, spec_json, judge.identity, settings.ray_address, gpus=settings.ray_gpus)
     if settings.workers > 1 and n_chunks > 1:
         return PoolExecutor(min(settings.workers, n_chunks), spec_json, judge.identity)
     return InlineExecutor()

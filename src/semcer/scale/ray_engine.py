@@ -61,14 +61,16 @@ class JudgeActor:
 
 
 class RayExecutor:
-    """Ray Data for preparing chunks, ``workers`` judge actors; connects to ``address`` (or starts a
-    local Ray) unless Ray is already initialised."""
+    """Ray Data for preparing chunks, ``workers`` judge actors (each reserving ``gpus`` GPUs: a
+    student or a local model on GPU nodes; Ray hides the GPUs from an actor that reserves none);
+    connects to ``address`` (or starts a local Ray) unless Ray is already initialised."""
 
-    def __init__(self, workers: int, spec_json: str | None, identity: str, address: str | None) -> None:
+    def __init__(self, workers: int, spec_json: str | None, identity: str, address: str | None, *,
+                 gpus: float = 0.0) -> None:
         self.ray = import_ray()
         if spec_json is None:
             raise SemcerError("--engine ray needs a judge that can be rebuilt from its spec (a built-in judge)")
-        self.workers, self._spec, self._identity = workers, spec_json, identity
+        self.workers, self._spec, self._identity, self._gpus = workers, spec_json, identity, gpus
         self._started = False
         if not self.ray.is_initialized():
             self.ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
@@ -84,7 +86,7 @@ class RayExecutor:
 
     def _pool(self) -> list[Any]:
         if not self._actors:
-            cls = self.ray.remote(num_cpus=0, scheduling_strategy="SPREAD")(JudgeActor)
+            cls = self.ray.remote(num_cpus=0, num_gpus=self._gpus, scheduling_strategy="SPREAD")(JudgeActor)
             self._actors = [cls.remote(self._spec, self._identity) for _ in range(self.workers)]
         return self._actors
 
