@@ -7,7 +7,8 @@
 The corpus is the bench corpus (bench/make_corpus.py, 100,000 lines, 13 languages) repeated with new
 ids and documents (``ID~k``, ``DOC~k``) up to N lines, written once to bench/out/scale/. Each run is a
 cold `semcer score REFS HYPS --json -o FILE --quiet` process of the working tree with the default judge
-and no store. Reported: wall time, lines/s, edits judged per second (every edit of the corpus charged a
+and no store. Reported: wall time, CPU time (user + system of the child and the workers it reaped,
+from ``os.wait4``; Ray's own processes are not its children), lines/s, edits judged per second (every edit of the corpus charged a
 severity; the distinct ones are judged once, the others reuse that judgement), and peak memory two
 ways: ``rss_wait4``, what the kernel reports for the child with ``os.wait4`` (on Linux the larger of
 the child's own peak and that of any worker it has reaped: a maximum, not a sum), and ``rss_tree``,
@@ -112,7 +113,8 @@ def run(cmd: list[str]) -> dict:
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         sys.exit(f"failed ({code}): {' '.join(cmd)}\n{err.decode(errors='replace')[-2000:]}")
-    return {"wall_s": round(wall, 1), "rss_wait4_mb": round(usage.ru_maxrss / 1024), "rss_tree_mb": round(peak[0] / 2**20)}
+    return {"wall_s": round(wall, 1), "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
+            "rss_wait4_mb": round(usage.ru_maxrss / 1024), "rss_tree_mb": round(peak[0] / 2**20)}
 
 
 def measure(n: int, runs: list[str], chunk: int | None) -> list[dict]:
@@ -135,10 +137,11 @@ def measure(n: int, runs: list[str], chunk: int | None) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    head = "| lines | run | wall | lines/s | edits judged/s | edits (distinct) | peak RSS wait4 | peak RSS tree |"
-    lines = [head, "|---:|---|---:|---:|---:|---:|---:|---:|"]
+    head = "| lines | run | wall | CPU | lines/s | edits judged/s | edits (distinct) | peak RSS wait4 | peak RSS tree |"
+    lines = [head, "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
-        lines.append(f"| {r['lines']:,} | {r['run']} | {r['wall_s']} s | {r['lines_per_s']:,} | {r['edits_per_s']:,} | "
+        lines.append(f"| {r['lines']:,} | {r['run']} | {r['wall_s']} s | {r.get('cpu_s', '?')} s | {r['lines_per_s']:,} | "
+                     f"{r['edits_per_s']:,} | "
                      f"{r['edits']:,} ({r['distinct']:,}) | {r['rss_wait4_mb']:,} MB | {r['rss_tree_mb']:,} MB |")
     return "\n".join(lines)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from semcer.alignment.context import EditContext
-from semcer.alignment.engine import Pair, align_lines
+from semcer.alignment.engine import align_lines
 from semcer.alignment.line import LineResult
 from semcer.caches import cache
 from semcer.errors import JudgeError
@@ -37,7 +37,7 @@ class ChunkTask:
     """What a worker needs to prepare one chunk: its pairs and the run's settings."""
 
     index: int
-    pairs: list[Pair]
+    pairs: Any  # list[Pair], or a semcer.scale.reading.RawPairs (parsed by prepare_chunk)
     unit: Unit
     policy: TextPolicy
     empty_ref: str
@@ -64,7 +64,7 @@ def chunk_tasks(pairs: Any, size: int, *, unit: Unit, policy: TextPolicy, empty_
     or a source that reads its pairs a chunk at a time (``chunks(size)``,
     :class:`semcer.scale.reading.JsonlSource`)."""
     if hasattr(pairs, "chunks"):
-        parts: Iterator[list[Pair]] = pairs.chunks(size)
+        parts: Iterator[Any] = pairs.chunks(size)
     else:
         parts = (list(pairs[start:start + size]) for start in range(0, len(pairs), size))
     for index, part in enumerate(parts):
@@ -84,7 +84,8 @@ def task_fingerprint(task: ChunkTask) -> str:
 
 def prepare_chunk(task: ChunkTask) -> Prepared:
     """Align a chunk's lines and build its edits' contexts and store keys."""
-    rows, skipped = align_lines(task.pairs, task.unit, task.policy, task.empty_ref, edits=True, offsets=False)
+    pairs = task.pairs.pairs() if hasattr(task.pairs, "pairs") else task.pairs  # a RawPairs chunk is parsed here
+    rows, skipped = align_lines(pairs, task.unit, task.policy, task.empty_ref, edits=True, offsets=False)
     contexts, spans = line_contexts(rows, task.window)
     keys = tuple(JudgedEditStore.key(task.identity, c) for c in contexts)
     return Prepared(task.index, tuple(r._replace(alignment=None) for r in rows), tuple(skipped), tuple(contexts),

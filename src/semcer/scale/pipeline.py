@@ -26,6 +26,7 @@ from typing import Any
 
 from semcer.alignment.context import EditContext
 from semcer.alignment.engine import Pair, check_empty_ref
+from semcer.alignment.line import LineResult
 from semcer.api.evaluation import opened_judge, opened_store
 from semcer.errors import InputError, SemcerError
 from semcer.judges.base import JudgeBase
@@ -125,6 +126,7 @@ class _Run:
         self.rows: list[Any] = []
         self.skipped: list[str] = []
         self.seen: dict[str, Judgement] = {}
+        self.severity: dict[str, float | None] = {}  # of the same edits, computed once
         self.cache = CacheStats(0, 0, 0, 0, 0)
         self.top = TopList(settings.top, edit_rank if settings.by_edit else span_rank)
         self.line_bar = line_bar(lines, progress, desc="scoring")
@@ -173,15 +175,19 @@ class _Run:
                 new[key] = ctx
         judgements, cache = self._judge_new(list(new.values()), executor)
         fresh = tuple(zip(new, judgements))
+        seen, sev = self.seen, self.severity
         lookup = dict(fresh)
-        every = [lookup[k] if k in lookup else self.seen[k] for k in prep.keys]
+        every = [lookup[k] if k in lookup else seen[k] for k in prep.keys]
+        fresh_sev = {k: j.severity for k, j in fresh}
+        severities = [fresh_sev[k] if k in fresh_sev else sev[k] for k in prep.keys]
         rows, judged = with_judgements(prep.rows, prep.contexts, prep.spans, every,
-                                       keep=bool(self.settings.top or self.spill))
+                                       keep=bool(self.settings.top or self.spill), severities=severities)
         cache.total = len(prep.contexts)
         if self.spill is not None:
             self.spill.write(prep.index, judged)
         outcome = ChunkOutcome(prep.index, self._fingerprint(task) if self.markers else "",
-                               tuple(r._replace(edits=None) for r in rows), prep.skipped, fresh, cache,
+                               tuple(tuple.__new__(LineResult, (r[0], r[1], r[2], r[3], None, None)) for r in rows),
+                               prep.skipped, fresh, cache,
                                tuple(self._candidates(judged)))
         if self.markers is not None:
             self.markers.save(outcome)
@@ -213,6 +219,7 @@ class _Run:
         self.rows.extend(self._shared(outcome.rows))
         self.skipped.extend(outcome.skipped)
         self.seen.update(outcome.new)
+        self.severity.update((k, j.severity) for k, j in outcome.new)
         c, d = self.cache, outcome.cache
         self.cache = CacheStats(c.total + d.total, c.unique + d.unique, c.hits + d.hits, c.judged + d.judged,
                                 c.failures + d.failures, c.corrupt + d.corrupt, c.stale + d.stale,
@@ -230,7 +237,7 @@ class _Run:
             doc = r.id if r.doc == r.id else last if r.doc == last else r.doc
             last = doc
             lang = r.lang if r.lang is None else langs.setdefault(r.lang, r.lang)
-            yield r if doc is r.doc and lang is r.lang else r._replace(doc=doc, lang=lang)
+            yield r if doc is r.doc and lang is r.lang else tuple.__new__(LineResult, (r[0], doc, lang, r[3], None, None))
         self._last_doc = last
 
     def result(self, signature: Signature, unmatched: Unmatched) -> Streamed:

@@ -37,18 +37,43 @@ class JsonlSource:
     def __len__(self) -> int:
         return self.count
 
-    def chunks(self, size: int) -> Iterator[list[Pair]]:
-        chunk: list[Pair] = []
-        try:
-            for pair in _pairs(self.refs, self.hyps, self.lang, None):
-                chunk.append(pair)
-                if len(chunk) >= size:
-                    yield chunk
-                    chunk = []
-        except (_Unusual, UnicodeDecodeError):
-            raise InputError(f"{self.refs} or {self.hyps} changed while being scored; run again") from None
+    def chunks(self, size: int) -> Iterator[RawPairs]:
+        """The lines in chunks of ``size`` line pairs, still unparsed: whoever prepares a chunk (a
+        worker) parses it (:meth:`RawPairs.pairs`), so the parent only reads."""
+        chunk: list[tuple[str, str]] = []
+        start = 1
+        with open(self.refs, "rb") as rf, open(self.hyps, "rb") as hf:
+            try:
+                for line_pair in _lockstep(rf, hf):
+                    chunk.append(line_pair)
+                    if len(chunk) >= size:
+                        yield RawPairs(str(self.refs), str(self.hyps), self.lang, start, chunk)
+                        start, chunk = start + len(chunk), []
+            except (_Unusual, UnicodeDecodeError):
+                raise InputError(f"{self.refs} or {self.hyps} changed while being scored; run again") from None
         if chunk:
-            yield chunk
+            yield RawPairs(str(self.refs), str(self.hyps), self.lang, start, chunk)
+
+
+class RawPairs:
+    """A chunk of line pairs of two checked JSON Lines files, parsed where it is prepared; iterating
+    gives the raw line pairs (what a completion marker's fingerprint hashes)."""
+
+    def __init__(self, refs: str, hyps: str, lang: str | None, start: int, lines: list[tuple[str, str]]) -> None:
+        self.refs, self.hyps, self.lang, self.start, self.lines = refs, hyps, lang, start, lines
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(self.lines)
+
+    def pairs(self) -> list[Pair]:
+        try:
+            return [_pair(r, h, f"{self.refs}:{n}", f"{self.hyps}:{n}", self.lang)
+                    for n, (r, h) in enumerate(self.lines, self.start)]
+        except _Unusual:
+            raise InputError(f"{self.refs} or {self.hyps} changed while being scored; run again") from None
 
 
 def jsonl_source(refs: str, hyps: str, *, formats: tuple[str | None, ...], lang: str | None) -> JsonlSource | None:
@@ -73,18 +98,22 @@ def _plain(p: Path) -> bool:
     return binary_format(head) is None and not head.startswith(b"\xef\xbb\xbf") and detect_format(head, p.suffix) == "jsonl"
 
 
-def _pairs(refs: Path, hyps: Path, lang: str | None, seen: set[str] | None) -> Iterator[Pair]:
+def _pairs(refs: Path, hyps: Path, lang: str | None, seen: set[str]) -> Iterator[Pair]:
     """The pairs of the two files, line by line; :class:`_Unusual` as soon as the plain case ends."""
     with open(refs, "rb") as rf, open(hyps, "rb") as hf:
         for n, (rline, hline) in enumerate(_lockstep(rf, hf), 1):
-            r, h = _record(rline, f"{refs}:{n}"), _record(hline, f"{hyps}:{n}")
-            if r[0] != h[0]:
-                raise _Unusual
-            if seen is not None:
-                if r[0] in seen:
-                    raise _Unusual  # a duplicate id: the whole-file reader names it
-                seen.add(r[0])
-            yield Pair(r[0], r[1], h[1], _agree(r[2], h[2]) or r[0], _agree(r[3], h[3]) or lang)
+            pair = _pair(rline, hline, f"{refs}:{n}", f"{hyps}:{n}", lang)
+            if pair.id in seen:
+                raise _Unusual  # a duplicate id: the whole-file reader names it
+            seen.add(pair.id)
+            yield pair
+
+
+def _pair(rline: str, hline: str, rwhere: str, hwhere: str, lang: str | None) -> Pair:
+    r, h = _record(rline, rwhere), _record(hline, hwhere)
+    if r[0] != h[0]:
+        raise _Unusual
+    return Pair(r[0], r[1], h[1], _agree(r[2], h[2]) or r[0], _agree(r[3], h[3]) or lang)
 
 
 def _lockstep(rf: Any, hf: Any) -> Iterator[tuple[str, str]]:

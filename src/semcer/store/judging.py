@@ -108,15 +108,19 @@ def judge_rows(
 
 
 def with_judgements(rows: Sequence[LineResult], contexts: Sequence[EditContext], spans: Sequence[tuple[int, int]],
-                    judgements: Sequence[Judgement], *, keep: bool = True) -> tuple[list[LineResult], list[JudgedEdit]]:
+                    judgements: Sequence[Judgement], *, keep: bool = True,
+                    severities: Sequence[float | None] | None = None) -> tuple[list[LineResult], list[JudgedEdit]]:
     """``rows`` with their severity mass (the exact sum of their edits' severities; None for a line
     with a failed edit) and, with ``keep``, their judged edits in corpus order (``contexts`` and
-    ``spans`` as :func:`line_contexts` gives them, ``judgements`` one per context)."""
+    ``spans`` as :func:`line_contexts` gives them, ``judgements`` one per context; ``severities``,
+    when given, their severities, computed once per distinct edit by the caller)."""
     out_rows = []
     judged: list[JudgedEdit] = []
+    if severities is None:
+        severities = [j.severity for j in judgements]
     for r, (a, b) in zip(rows, spans):
         line_j = judgements[a:b]
-        sev = [j.severity for j in line_j]
+        sev = severities[a:b]
         severity = None if any(s is None for s in sev) else math.fsum(sev)  # type: ignore[arg-type]
         out_rows.append(r._replace(stats=r.stats._replace(severity=severity)))
         if keep:
