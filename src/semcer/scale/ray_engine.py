@@ -24,6 +24,9 @@ from semcer.judges.distribution import Judgement
 from semcer.scale.chunks import ChunkTask, Prepared, judge_from_spec, judge_part, prepare_chunk
 from semcer.scale.executors import MIN_PARALLEL_EDITS, split
 
+#: Chunks per worker in one Ray Data dataset: each dataset costs a start-up (its plan, its tasks).
+WINDOW_PER_WORKER = 8
+
 RAY_HINT = "--engine ray needs Ray: pip install 'semcer[ray]'"
 
 
@@ -94,7 +97,7 @@ class RayExecutor:
         window: list[dict[str, Any]] = []
         for task in tasks:
             window.append({"index": task.index, "task": pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)})
-            if len(window) >= 2 * self.workers:
+            if len(window) >= WINDOW_PER_WORKER * self.workers:
                 yield from self._run(window)
                 window = []
         if window:
