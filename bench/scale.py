@@ -7,13 +7,16 @@
 The corpus is the bench corpus (bench/make_corpus.py, 100,000 lines, 13 languages) repeated with new
 ids and documents (``ID~k``, ``DOC~k``) up to N lines, written once to bench/out/scale/. Each run is a
 cold `semcer score REFS HYPS --json -o FILE --quiet` process of the working tree with the default judge
-and no store. Reported: wall time, CPU time (user + system of the child and the workers it reaped,
-from ``os.wait4``; Ray's own processes are not its children), lines/s, edits judged per second (every edit of the corpus charged a
-severity; the distinct ones are judged once, the others reuse that judgement), and peak memory two
-ways: ``rss_wait4``, what the kernel reports for the child with ``os.wait4`` (on Linux the larger of
-the child's own peak and that of any worker it has reaped: a maximum, not a sum), and ``rss_tree``,
-the largest sum of resident memory over the child and all its descendants, sampled every 0.2 s from
-/proc (workers and Ray's processes included). Results: bench/out/scale.json and a Markdown table.
+and no store. Reported: wall time, CPU time (user + system of the child, from ``os.wait4``),
+lines/s, edits judged per second (every edit of the corpus charged a severity; the distinct ones are
+judged once, the others reuse that judgement), and peak memory two ways: ``rss_wait4``, what the
+kernel reports for the child with ``os.wait4`` (on Linux the larger of the child's own peak and that
+of any worker it has reaped: a maximum, not a sum), and ``rss_tree``, the largest sum of resident
+memory over the child and all its descendants, sampled every 0.2 s from /proc (workers and Ray's
+processes included), and ``pss_tree``, the same with each shared page (the memory-mapped lexicons
+every worker maps) counted once. The worker processes are started by a forkserver, so they are not
+the child's children for ``os.wait4``: its CPU time and peak are the parent's (and the forkserver's)
+alone; the tree figures include the workers. Results: bench/out/scale.json and a Markdown table.
 """
 
 from __future__ import annotations
@@ -64,8 +67,8 @@ def corpus(n: int) -> tuple[Path, Path]:
     return refs, hyps
 
 
-def _tree_rss(root: int) -> int:
-    """Resident bytes of ``root`` and all its descendants, from /proc."""
+def _tree_rss(root: int) -> tuple[int, int]:
+    """Resident bytes (RSS, and PSS) of ``root`` and all its descendants, from /proc."""
     parents: dict[int, int] = {}
     rss: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -78,7 +81,7 @@ def _tree_rss(root: int) -> int:
             rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
         except (OSError, IndexError, ValueError):
             continue
-    total, stack, seen = 0, [root], set()
+    total, pss, stack, seen = 0, 0, [root], set()
     children: dict[int, list[int]] = {}
     for pid, ppid in parents.items():
         children.setdefault(ppid, []).append(pid)
@@ -88,20 +91,34 @@ def _tree_rss(root: int) -> int:
             continue
         seen.add(pid)
         total += rss.get(pid, 0)
+        pss += _pss(pid)
         stack.extend(children.get(pid, ()))
-    return total
+    return total, pss
+
+
+def _pss(pid: int) -> int:
+    """Proportional set size: shared pages (the memory-mapped lexicons) counted once over the processes."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
 
 
 def run(cmd: list[str]) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    peak = [0]
+    peak = [0, 0]
     done = threading.Event()
 
     def sample() -> None:
         while not done.wait(0.2):
-            peak[0] = max(peak[0], _tree_rss(proc.pid))
+            rss, pss = _tree_rss(proc.pid)
+            peak[0], peak[1] = max(peak[0], rss), max(peak[1], pss)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -114,7 +131,8 @@ def run(cmd: list[str]) -> dict:
     if code not in (0, 1):
         sys.exit(f"failed ({code}): {' '.join(cmd)}\n{err.decode(errors='replace')[-2000:]}")
     return {"wall_s": round(wall, 1), "cpu_s": round(usage.ru_utime + usage.ru_stime, 1),
-            "rss_wait4_mb": round(usage.ru_maxrss / 1024), "rss_tree_mb": round(peak[0] / 2**20)}
+            "rss_wait4_mb": round(usage.ru_maxrss / 1024), "rss_tree_mb": round(peak[0] / 2**20),
+            "pss_tree_mb": round(peak[1] / 2**20)}
 
 
 def measure(n: int, runs: list[str], chunk: int | None) -> list[dict]:
@@ -137,12 +155,14 @@ def measure(n: int, runs: list[str], chunk: int | None) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    head = "| lines | run | wall | CPU | lines/s | edits judged/s | edits (distinct) | peak RSS wait4 | peak RSS tree |"
-    lines = [head, "|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    head = ("| lines | run | wall | CPU (parent) | lines/s | edits judged/s | edits (distinct) | peak RSS wait4 | "
+            "peak RSS tree | peak PSS tree |")
+    lines = [head, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r['lines']:,} | {r['run']} | {r['wall_s']} s | {r.get('cpu_s', '?')} s | {r['lines_per_s']:,} | "
                      f"{r['edits_per_s']:,} | "
-                     f"{r['edits']:,} ({r['distinct']:,}) | {r['rss_wait4_mb']:,} MB | {r['rss_tree_mb']:,} MB |")
+                     f"{r['edits']:,} ({r['distinct']:,}) | {r['rss_wait4_mb']:,} MB | {r['rss_tree_mb']:,} MB | "
+                     f"{r.get('pss_tree_mb', '?')} MB |")
     return "\n".join(lines)
 
 
