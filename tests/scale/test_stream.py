@@ -8,6 +8,7 @@ streaming), on the bundled multilingual example (de, en, vi, zh_CN; 20 documents
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,10 @@ def test_bad_scale_options_are_one_line_errors(capsys):
         assert semcer.cli.main(["score", str(REFS), str(HYPS), *extra]) == 2
         err = capsys.readouterr().err
         assert needle in err and "Traceback" not in err
+
+
+def test_engine_ray_without_ray_says_how_to_install_it(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails as when it is not installed
+    assert semcer.cli.main(["score", str(REFS), str(HYPS), "--engine", "ray"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("--engine ray needs Ray: pip install 'semcer[ray]'") and "\n" not in err
