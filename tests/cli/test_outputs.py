@@ -160,7 +160,7 @@ def test_the_score_is_written_before_the_edits(tmp_path, monkeypatch, capsys):
     def disk_full(path, judged):
         raise SemcerError(f"cannot write {path}: No space left on device")
 
-    monkeypatch.setattr("semcer.cli.score.write_edits", disk_full)
+    monkeypatch.setattr("semcer.scale.ranking.write_edit_rows", disk_full)  # the streamed edit list
     rc = main(["score", str(REFS), str(CLEAN), "--json", "-o", str(out), "--edits", str(edits), "-q"])
     assert rc == 2 and "No space left" in capsys.readouterr().err
     assert json.loads(out.read_text(encoding="utf-8"))["corpus"]["lines"] == 240  # the score survived

@@ -219,3 +219,46 @@ def add_comparison_options(p: argparse.ArgumentParser, scope: str = "") -> None:
     p.add_argument("--method", choices=("percentile", "bca"), default="percentile",
                    help=f"{scope}bootstrap interval: percentile (default) or bias-corrected and accelerated")
     p.add_argument("--no-judge", action="store_true", dest="no_judge", help="CER only (no semCER)")
+
+
+def add_scale_options(p: argparse.ArgumentParser) -> None:
+    """``--workers``, ``--chunk-lines``, ``--engine``, ``--ray-address``, ``--work-dir``."""
+    from semcer.scale.chunks import DEFAULT_CHUNK_LINES
+
+    g = p.add_argument_group("scale (docs/scale.md)")
+    g.add_argument("--workers", type=int, metavar="N",
+                   help="worker processes aligning and running the offline judges, chunk by chunk (default: every "
+                   "core this process may use); with --engine ray, judge actors; the result does not depend on N")
+    g.add_argument("--chunk-lines", type=int, default=DEFAULT_CHUNK_LINES, metavar="N", dest="chunk_lines",
+                   help="lines per chunk: memory holds a few chunks per worker, not the corpus (default: %(default)s)")
+    g.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="local (default): this machine; ray: a Ray cluster, chunks prepared with Ray Data and judges "
+                   "in Ray actors (needs semcer[ray])")
+    g.add_argument("--ray-address", metavar="ADDR", dest="ray_address",
+                   help="with --engine ray: the cluster to join (e.g. ray://head:10001 or auto; default: a local Ray)")
+    g.add_argument("--ray-gpus", type=float, default=0.0, metavar="G", dest="ray_gpus",
+                   help="with --engine ray: GPUs each judge actor reserves (a student:DIR or hf: judge on GPU nodes; "
+                   "default: 0, as for the offline judges and an LLM judge on a server)")
+    g.add_argument("--work-dir", metavar="DIR", dest="work_dir",
+                   help="keep a completion marker per finished chunk in DIR: a killed run started again with the "
+                   "same DIR (and --store) goes on where it stopped, judging no edit twice")
+
+
+def scale_from_args(args: argparse.Namespace, *, top: int, by_edit: bool, edits: str | None) -> Any:
+    """The :class:`semcer.scale.pipeline.StreamSettings` the scale options ask for (checked before any work)."""
+    from semcer.scale.executors import all_cores
+    from semcer.scale.pipeline import StreamSettings
+
+    check_int(args, "workers", 1)
+    check_int(args, "chunk_lines", 1)
+    if (args.ray_address or args.ray_gpus) and args.engine != "ray":
+        raise SemcerError("--ray-address and --ray-gpus apply to --engine ray")
+    if args.ray_gpus < 0:
+        raise SemcerError(f"--ray-gpus must be at least 0, got {args.ray_gpus}")
+    if args.engine == "ray":
+        from semcer.scale.ray_engine import import_ray
+
+        import_ray()
+    return StreamSettings(chunk_lines=args.chunk_lines, workers=args.workers or all_cores(), engine=args.engine,
+                          ray_address=args.ray_address, ray_gpus=args.ray_gpus, top=top, by_edit=by_edit, edits=edits,
+                          work_dir=args.work_dir)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from semcer.api import evaluate
@@ -13,18 +14,23 @@ from semcer.cli.options import (
     add_judge_options,
     add_measure_options,
     add_output_options,
+    add_scale_options,
     check_int,
     judge_from_args,
+    scale_from_args,
     show_progress,
     use_color,
 )
-from semcer.cli.report import add_report_options, check_report_options, report_score
+from semcer.cli.report import add_report_options, check_report_options, report_score, wanted
 from semcer.errors import SemcerError
+from semcer.io.edits import check_path as check_edits_path
 from semcer.io.edits import ranked, write_edits
 from semcer.io.json import dumps, emit
 from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
 from semcer.metrics.spans import judged_spans, ranked_spans
 from semcer.reports.text import LEVEL_LEGEND, render_evaluation, render_top_edits, render_top_spans
+from semcer.scale.pipeline import Streamed, score_stream, unmatched_of
+from semcer.scale.reading import jsonl_source
 
 HELP = f"""\
 Compute CER and semCER of HYPS against REFS.
@@ -68,6 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "SCORE.json` needs for the ranked list and the line view)")
     add_report_options(p)
     add_judge_options(p)
+    add_scale_options(p)
     p.set_defaults(func=run)
 
 
@@ -78,22 +85,57 @@ def run(args: argparse.Namespace) -> int:
         raise SemcerError("--spans N adds the spans to the JSON: give --json too")
     check_paths(args, {"REFS": args.refs, "HYPS": args.hyps})  # before any work
     check_report_options(args)
+    settings = scale_from_args(args, top=0 if args.json else args.top, by_edit=args.by_edit, edits=args.edits)
+    if args.edits:
+        check_edits_path(args.edits)
     steps = Steps(args)
+    whole = bool(args.spans or wanted(args))  # these need every edit with its alignment: one pass in memory
+    source = None if whole or _beside(args) else jsonl_source(
+        args.refs, args.hyps, formats=(args.format, args.ref_format, args.hyp_format), lang=getattr(args, "lang", None))
     with steps.step("read and paired the inputs"):
-        paired = load_pairs(args)
+        paired = load_pairs(args) if source is None else None
+    if paired is not None and whole:
+        return _run_whole(args, paired, steps)
+    n = len(source) if source is not None else len(paired.pairs)  # type: ignore[union-attr]
+    with judge_from_args(args) as judge, batch_work(judge), steps.step(f"aligned and judged {n} {item_name(args)}"):
+        streamed = score_stream(source if source is not None else paired.pairs,  # type: ignore[union-attr]
+                                unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
+                                store=args.store, unmatched=None if paired is None else unmatched_of(paired),
+                                settings=settings, progress=show_progress(args),
+                                before_edits=lambda s: _emit_streamed(args, s, paired, steps))
+    return 1 if streamed.evaluation.judge_summary.get("failures") else 0
+
+
+def _beside(args: argparse.Namespace) -> bool:
+    """--wer or --page-score: they need the pairs in memory."""
+    return bool(getattr(args, "wer", False) or getattr(args, "page_score", False))
+
+
+def _emit_streamed(args: argparse.Namespace, streamed: Streamed, paired: Any, steps: Steps) -> None:
+    result = streamed.evaluation
+    steps.say(f"judge {result.signature.judge}: {result.judge_summary}")
+    blocks, extra = beside_cer(args, paired) if paired is not None else ({}, "")
+    _emit_score(args, result, blocks, extra, top=streamed.top)
+
+
+def _run_whole(args: argparse.Namespace, paired: Any, steps: Steps) -> int:
     with judge_from_args(args) as judge, batch_work(judge), steps.step(f"aligned and judged {len(paired.pairs)} "
                                                                          f"{item_name(args)}"):
         result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
                           store=args.store, edits=True, progress=show_progress(args))
     steps.say(f"judge {result.signature.judge}: {result.judge_summary}")
-    _emit_score(args, result, *beside_cer(args, paired))  # the score first: a failing edits file cannot lose it
+    top = None
+    if args.top > 0 and result.judged and not args.json:
+        top = ranked(result.judged)[: args.top] if args.by_edit else ranked_spans(judged_spans(result.judged))[: args.top]
+    _emit_score(args, result, *beside_cer(args, paired), top=top)  # the score first: a failing edits file cannot lose it
     report_score(args, result, references=args.refs, system=args.hyps)
     if args.edits:
         write_edits(args.edits, result.judged or [])
     return 1 if result.judge_summary.get("failures") else 0
 
 
-def _emit_score(args: argparse.Namespace, result: Any, blocks: dict[str, Any], extra: str) -> None:
+def _emit_score(args: argparse.Namespace, result: Any, blocks: dict[str, Any], extra: str, *,
+                top: Sequence[Any] | None) -> None:
     by = tuple(args.by or ())
     if args.json:
         payload = {**result.to_dict(lines=args.lines, by=by), **blocks}
@@ -103,11 +145,8 @@ def _emit_score(args: argparse.Namespace, result: Any, blocks: dict[str, Any], e
     else:
         text = render_evaluation(result, refs=args.refs, hyps=args.hyps, by=by, color=use_color(args),
                                  items=item_name(args)) + (f"\n\n{extra}" if extra else "")
-        if args.top > 0 and result.judged:
-            if args.by_edit:
-                text += "\n\n" + render_top_edits(ranked(result.judged)[: args.top])
-            else:
-                text += "\n\n" + render_top_spans(ranked_spans(judged_spans(result.judged))[: args.top])
+        if args.top > 0 and top:
+            text += "\n\n" + (render_top_edits(top) if args.by_edit else render_top_spans(top))
             text += "\n" + LEVEL_LEGEND
         failures = result.judge_summary.get("failures")
         if failures:

@@ -94,30 +94,55 @@ def check_path(path: str | Path, flag: str = "--edits") -> str:
 
 def write_edits(path: str | Path, judged: Sequence[Any]) -> int:
     """Write every edit to ``path`` (format from the extension); returns the number written."""
+    return write_edit_rows(path, (edit_row(j) for j in ranked(judged)))
+
+
+#: Rows per Parquet row group when rows are streamed in.
+PARQUET_BATCH = 50_000
+
+
+def write_edit_rows(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
+    """Write edit rows (:func:`edit_row`, already in their final order) to ``path``, streamed: the
+    rows are consumed one at a time (Parquet: one row group per :data:`PARQUET_BATCH` rows), and the
+    file appears whole or not at all. Returns the number written."""
     fmt = check_path(path)
-    rows = [edit_row(j) for j in ranked(judged)]
+    n = 0
     try:
         if fmt == "jsonl":
             with atomic_write(path) as fh:
                 for r in rows:
+                    n += 1
                     fh.write(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n")
         elif fmt == "csv":
             with atomic_write(path) as fh:
                 w = csv.writer(fh, lineterminator="\r\n")  # RFC 4180; a "\n" terminator left a lone CR unquoted
                 w.writerow(FIELDS)
                 for r in rows:
+                    n += 1
                     r["p"] = json.dumps(r["p"])
                     w.writerow([csv_cell(r[k]) for k in FIELDS])
         else:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            table = pa.Table.from_pylist(rows, schema=_schema(pa))
-            with atomic_path(path) as tmp:
-                pq.write_table(table, tmp)
+            n = _write_parquet(path, rows)
     except OSError as exc:
         raise SemcerError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return len(rows)
+    return n
+
+
+def _write_parquet(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema, n, batch = _schema(pa), 0, []
+    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema) as writer:
+        for r in rows:
+            batch.append(r)
+            if len(batch) >= PARQUET_BATCH:
+                writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+                n, batch = n + len(batch), []
+        if batch or not n:
+            writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+            n += len(batch)
+    return n
 
 
 def _schema(pa):

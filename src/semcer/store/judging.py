@@ -18,9 +18,9 @@ from typing import Any
 from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW, EditContext, edit_contexts
 from semcer.alignment.edits import Edit
 from semcer.alignment.line import LineResult
-from semcer.judges.base import JudgeBase
+from semcer.judges.base import JudgeBase, JudgeStats
 from semcer.judges.distribution import Judgement
-from semcer.store.cached import judge_cached
+from semcer.store.cached import CacheStats, judge_cached
 from semcer.store.sqlite import JudgedEditStore
 
 #: ``progress(done, total)``: distinct edits sent to the judge so far, after each batch.
@@ -103,20 +103,40 @@ def judge_rows(
     contexts, spans = line_contexts(rows, judge.context_window)
     judgements, cache = judge_cached(judge, contexts, store, progress=progress, batch_size=judge.preferred_batch_size,
                                      deterministic=judge.deterministic)
+    out_rows, judged = with_judgements(rows, contexts, spans, judgements)
+    return out_rows, judged, judge_run(judge, cache)
+
+
+def with_judgements(rows: Sequence[LineResult], contexts: Sequence[EditContext], spans: Sequence[tuple[int, int]],
+                    judgements: Sequence[Judgement], *, keep: bool = True,
+                    severities: Sequence[float | None] | None = None) -> tuple[list[LineResult], list[JudgedEdit]]:
+    """``rows`` with their severity mass (the exact sum of their edits' severities; None for a line
+    with a failed edit) and, with ``keep``, their judged edits in corpus order (``contexts`` and
+    ``spans`` as :func:`line_contexts` gives them, ``judgements`` one per context; ``severities``,
+    when given, their severities, computed once per distinct edit by the caller)."""
     out_rows = []
     judged: list[JudgedEdit] = []
+    if severities is None:
+        severities = [j.severity for j in judgements]
     for r, (a, b) in zip(rows, spans):
         line_j = judgements[a:b]
-        sev = [j.severity for j in line_j]
+        sev = severities[a:b]
         severity = None if any(s is None for s in sev) else math.fsum(sev)  # type: ignore[arg-type]
         out_rows.append(r._replace(stats=r.stats._replace(severity=severity)))
-        for e, c, j in zip(r.edits or (), contexts[a:b], line_j):
-            judged.append(JudgedEdit(r.id, r.doc, c.lang, e, c, j))
-    stats = judge.stats
-    run = JudgeRun(judge.identity, cache.total, cache.unique, cache.hits, cache.judged - cache.failures, cache.failures,
-                   None if stats is None else stats.requests, None if stats is None else stats.retries,
-                   sent=cache.judged, corrupt=cache.corrupt, stale=cache.stale, overwritten=cache.overwritten)
-    return out_rows, judged, run
+        if keep:
+            for e, c, j in zip(r.edits or (), contexts[a:b], line_j):
+                judged.append(JudgedEdit(r.id, r.doc, c.lang, e, c, j))
+    return out_rows, judged
+
+
+def judge_run(judge: JudgeBase, cache: CacheStats, stats: JudgeStats | None = None) -> JudgeRun:
+    """The :class:`JudgeRun` of a judging pass whose store counters are ``cache`` (request counters
+    from ``stats``, default the judge's own)."""
+    stats = judge.stats if stats is None else stats
+    return JudgeRun(judge.identity, cache.total, cache.unique, cache.hits, cache.judged - cache.failures,
+                    cache.failures, None if stats is None else stats.requests,
+                    None if stats is None else stats.retries, sent=cache.judged, corrupt=cache.corrupt,
+                    stale=cache.stale, overwritten=cache.overwritten)
 
 
 def judge_into_store(judge: JudgeBase, contexts: Sequence[EditContext], store: JudgedEditStore, *,

@@ -1,0 +1,297 @@
+"""``semcer score`` streamed: the corpus in chunks, over any executor, with the result of one pass.
+
+The pairs are cut into chunks of consecutive lines (:mod:`semcer.scale.chunks`). An executor
+(this process, worker processes, a Ray cluster) prepares each chunk: aligns it and builds its edits'
+contexts and store keys. The parent takes the prepared chunks in order, leaves out the edits an
+earlier chunk already judged (by store key, before anything is dispatched), has the distinct new
+ones judged through the store (which only it writes), and folds the chunk in: its lines'
+statistics (edits and alignments dropped), its candidates for the top list, its ranked edits
+spilled to a file. So memory holds one window of chunks, the lines' statistics, and one judgement
+per distinct edit, not every edit of the corpus; and every number is what
+:func:`semcer.api.evaluation.evaluate` gives in one pass (integer counts and exact severity sums do
+not depend on the grouping; the same distinct edits are judged, once).
+
+With a work folder, each finished chunk leaves a completion marker (:mod:`semcer.scale.markers`):
+a run killed at any point and started again loads the finished chunks and goes on, and the store
+holds what the unfinished chunk had judged, so nothing is judged twice and nothing counted twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from semcer.alignment.context import EditContext
+from semcer.alignment.engine import Pair, check_empty_ref
+from semcer.alignment.line import LineResult
+from semcer.api.evaluation import opened_judge, opened_store
+from semcer.errors import InputError, SemcerError
+from semcer.judges.base import JudgeBase
+from semcer.judges.distribution import Judgement
+from semcer.metrics.aggregate import aggregate
+from semcer.metrics.results import Evaluation, Unmatched
+from semcer.metrics.signature import Signature
+from semcer.metrics.spans import judged_spans
+from semcer.reports.progress import JudgeBar, judge_bar, line_bar
+from semcer.scale.chunks import DEFAULT_CHUNK_LINES, ChunkTask, Prepared, chunk_tasks, task_fingerprint
+from semcer.scale.executors import InlineExecutor, PoolExecutor
+from semcer.scale.markers import ChunkOutcome, Markers
+from semcer.scale.ranking import EditSpill, TopList, edit_rank, span_rank
+from semcer.scale.reading import JsonlSource
+from semcer.store.cached import CacheStats, judge_cached
+from semcer.store.judging import judge_run, with_judgements
+from semcer.store.sqlite import JudgedEditStore
+from semcer.text.policy import TextPolicy, get_policy
+from semcer.text.units import Unit, check_unit
+
+ENGINES = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class StreamSettings:
+    """How a streamed run is cut and where it runs: ``chunk_lines`` lines per chunk, ``workers``
+    processes (or Ray judge actors, each with ``ray_gpus`` GPUs), ``engine`` local or ray (at
+    ``ray_address``); the ``top`` most severe
+    edits (``by_edit``) or error spans kept; every edit written to ``edits``; completion markers in
+    ``work_dir``."""
+
+    chunk_lines: int = DEFAULT_CHUNK_LINES
+    workers: int = 1
+    engine: str = "local"
+    ray_address: str | None = None
+    ray_gpus: float = 0.0
+    top: int = 0
+    by_edit: bool = False
+    edits: str | None = None
+    work_dir: str | None = None
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """A streamed run: the evaluation (its ``judged`` left out), the top list (edits or spans, most
+    severe first) and the number of edits written to the edit list (None without one)."""
+
+    evaluation: Evaluation
+    top: tuple[Any, ...]
+    edits_written: int | None
+
+
+def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme", policy: str | TextPolicy | None = None,
+                 empty_ref: str = "error", judge: Any, store: Any = None, unmatched: Unmatched | None = None,
+                 settings: StreamSettings = StreamSettings(), progress: bool = False,
+                 before_edits: Callable[[Streamed], None] | None = None) -> Streamed:
+    """Score ``pairs`` (a sequence, or a :class:`semcer.scale.reading.JsonlSource`) with ``judge`` in
+    chunks (see the module documentation).
+
+    ``before_edits(result)`` is called with the result before the edit list is written (so that a
+    caller can emit the score first: a failing edit list cannot lose it)."""
+    check_unit(unit)
+    check_empty_ref(empty_ref)
+    if settings.engine not in ENGINES:
+        raise SemcerError(f"unknown engine {settings.engine!r}; choose one of: {', '.join(ENGINES)}")
+    if settings.chunk_lines < 1 or settings.workers < 1:
+        raise SemcerError("chunk lines and workers must be at least 1")
+    if not pairs:
+        raise InputError("nothing to score: no lines")
+    pol = get_policy(policy)
+    with opened_judge(judge) as j, opened_store(store) as st, contextlib.ExitStack() as stack:
+        folder = settings.work_dir or stack.enter_context(tempfile.TemporaryDirectory(prefix="semcer-stream-"))
+        run = _Run(j, st, settings, folder, progress, len(pairs), stack)
+        tasks = chunk_tasks(pairs, settings.chunk_lines, unit=unit, policy=pol, empty_ref=empty_ref,
+                            window=j.context_window, identity=j.identity)
+        n_chunks = -(-len(pairs) // settings.chunk_lines)
+        run.execute(tasks, n_chunks)
+        result = run.result(Signature.build(unit, pol, empty_ref, j.identity), unmatched or Unmatched())
+        if before_edits is not None:
+            before_edits(result)
+        if run.spill is not None and settings.edits:
+            result = Streamed(result.evaluation, result.top, run.spill.merge_into(settings.edits, n_chunks))
+        return result
+
+
+class _Run:
+    """The parent's side of one streamed run: what it has folded in so far."""
+
+    def __init__(self, judge: JudgeBase, store: JudgedEditStore | None, settings: StreamSettings, folder: str,
+                 progress: bool, lines: int, stack: contextlib.ExitStack) -> None:
+        self.judge, self.store, self.settings, self.stack = judge, store, settings, stack
+        self.markers = Markers(folder) if settings.work_dir else None
+        self.spill = EditSpill(folder) if settings.edits else None
+        self.executor: Any = None
+        self._langs: dict[str, str] = {}
+        self._last_doc = ""
+        self.rows: list[Any] = []
+        self.skipped: list[str] = []
+        self.seen: dict[str, Judgement] = {}
+        self.severity: dict[str, float | None] = {}  # of the same edits, computed once
+        self.cache = CacheStats(0, 0, 0, 0, 0)
+        self.top = TopList(settings.top, edit_rank if settings.by_edit else span_rank)
+        self.line_bar = line_bar(lines, progress, desc="scoring")
+        if self.line_bar is not None:
+            stack.callback(self.line_bar.close)
+        self.judge_bar: JudgeBar | None = judge_bar(judge, 0, progress) if judge.stats is not None else None
+        if self.judge_bar is not None:
+            stack.callback(self.judge_bar.close)
+
+    def execute(self, tasks: Iterator[ChunkTask], n_chunks: int) -> None:
+        pending = self._resume(tasks)
+        if pending is None:
+            return
+        executor = self.stack.enter_context(contextlib.closing(_executor(self.settings, self.judge, n_chunks)))
+        self.executor = executor
+        handed: dict[int, ChunkTask] = {}
+        for prep in executor.prepared(_tee(pending, handed)):
+            task = handed.pop(prep.index)
+            self._fold(self._finish(prep, task, executor), len(task.pairs))
+
+    def _resume(self, tasks: Iterator[ChunkTask]) -> Iterator[ChunkTask] | None:
+        """Fold in the finished chunks' markers; the tasks left (None when every chunk was finished)."""
+        for task in tasks:
+            done = self._marker(task)
+            if done is None:
+                return _chain_one(task, tasks)
+            self._fold(done, len(task.pairs))
+        return None
+
+    def _marker(self, task: ChunkTask) -> ChunkOutcome | None:
+        if self.markers is None:
+            return None
+        done = self.markers.load(task.index, self._fingerprint(task))
+        if done is not None and self.spill is not None and not self.spill.path(task.index).is_file():
+            return None
+        return done
+
+    def _fingerprint(self, task: ChunkTask) -> str:
+        return f"{task_fingerprint(task)}:top={self.settings.top}:by_edit={self.settings.by_edit}"
+
+    def _finish(self, prep: Prepared, task: ChunkTask, executor: Any) -> ChunkOutcome:
+        """Judge a prepared chunk's distinct new edits and build its outcome (marker written)."""
+        new: dict[str, EditContext] = {}
+        for key, ctx in zip(prep.keys, prep.contexts):
+            if key not in self.seen and key not in new:
+                new[key] = ctx
+        judgements, cache = self._judge_new(list(new.values()), executor)
+        fresh = tuple(zip(new, judgements))
+        seen, sev = self.seen, self.severity
+        lookup = dict(fresh)
+        every = [lookup[k] if k in lookup else seen[k] for k in prep.keys]
+        fresh_sev = {k: j.severity for k, j in fresh}
+        severities = [fresh_sev[k] if k in fresh_sev else sev[k] for k in prep.keys]
+        rows, judged = with_judgements(prep.rows, prep.contexts, prep.spans, every,
+                                       keep=bool(self.settings.top or self.spill), severities=severities)
+        cache.total = len(prep.contexts)
+        if self.spill is not None:
+            self.spill.write(prep.index, judged)
+        outcome = ChunkOutcome(prep.index, self._fingerprint(task) if self.markers else "",
+                               tuple(tuple.__new__(LineResult, (r[0], r[1], r[2], r[3], None, None)) for r in rows),
+                               prep.skipped, fresh, cache,
+                               tuple(self._candidates(judged)))
+        if self.markers is not None:
+            self.markers.save(outcome)
+        return outcome
+
+    def _candidates(self, judged: list[Any]) -> list[Any]:
+        if not self.settings.top:
+            return []
+        chunk = TopList(self.settings.top, self.top._key)
+        chunk.offer(judged if self.settings.by_edit else judged_spans(judged))
+        return chunk.items()
+
+    def _judge_new(self, contexts: list[EditContext], executor: Any) -> tuple[list[Judgement], CacheStats]:
+        j = self.judge
+        if not contexts:
+            return [], CacheStats(0, 0, 0, 0, 0)
+        if j.deterministic:
+            done = executor.judge_offline(contexts)
+            if done is not None:
+                return judge_cached(_Precomputed(j, contexts, done), contexts, self.store,
+                                    batch_size=j.preferred_batch_size, deterministic=True)
+        base = self.cache.judged
+        bar = self.judge_bar
+        step = None if bar is None else (lambda d, t: bar(base + d, base + t))
+        return judge_cached(executor.remote_judge(j), contexts, self.store, progress=step,
+                            batch_size=j.preferred_batch_size, deterministic=j.deterministic)
+
+    def _fold(self, outcome: ChunkOutcome, lines: int) -> None:
+        self.rows.extend(self._shared(outcome.rows))
+        self.skipped.extend(outcome.skipped)
+        self.seen.update(outcome.new)
+        self.severity.update((k, j.severity) for k, j in outcome.new)
+        c, d = self.cache, outcome.cache
+        self.cache = CacheStats(c.total + d.total, c.unique + d.unique, c.hits + d.hits, c.judged + d.judged,
+                                c.failures + d.failures, c.corrupt + d.corrupt, c.stale + d.stale,
+                                c.overwritten + d.overwritten)
+        self.top.offer(outcome.top)
+        if self.line_bar is not None:
+            self.line_bar(lines)
+
+    def _shared(self, rows: Sequence[Any]) -> Iterator[Any]:
+        """The rows with one string object per language, and per run of lines of one document (a
+        row that came back from a worker has its own copies): the rows are what memory keeps of
+        every line."""
+        langs, last = self._langs, self._last_doc
+        for r in rows:
+            doc = r.id if r.doc == r.id else last if r.doc == last else r.doc
+            last = doc
+            lang = r.lang if r.lang is None else langs.setdefault(r.lang, r.lang)
+            yield r if doc is r.doc and lang is r.lang else tuple.__new__(LineResult, (r[0], doc, lang, r[3], None, None))
+        self._last_doc = last
+
+    def result(self, signature: Signature, unmatched: Unmatched) -> Streamed:
+        rows = self.rows
+        agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=True)
+        stats = None
+        if self.judge.stats is not None and hasattr(self.executor, "refresh_stats"):
+            self.executor.refresh_stats()  # the requests were made by the Ray actors
+            stats = self.executor.stats
+        ev = Evaluation(signature, tuple(rows), agg, tuple(self.skipped), None,
+                        judge_run(self.judge, self.cache, stats), unmatched)
+        return Streamed(ev, tuple(self.top.items()), None)
+
+
+class _Precomputed(JudgeBase):
+    """A judge whose answers were computed elsewhere (by workers, from the same spec): it hands them
+    to :func:`semcer.store.cached.judge_cached`, which checks and stores them as the judge's own."""
+
+    def __init__(self, judge: JudgeBase, contexts: Sequence[EditContext], answers: Sequence[Judgement]) -> None:
+        self._identity = judge.identity
+        self._answers = {id(c): a for c, a in zip(contexts, answers)}
+
+    @property
+    def identity(self) -> str:
+        return self._identity
+
+    def judge(self, contexts: Sequence[EditContext]) -> list[Judgement]:
+        return [self._answers[id(c)] for c in contexts]
+
+
+def _executor(settings: StreamSettings, judge: JudgeBase, n_chunks: int) -> Any:
+    spec = judge.spec()
+    spec_json = None if spec is None else spec.to_json()
+    if settings.engine == "ray":
+        from semcer.scale.ray_engine import RayExecutor
+
+        return RayExecutor(settings.workers, spec_json, judge.identity, settings.ray_address, gpus=settings.ray_gpus)
+    if settings.workers > 1 and n_chunks > 1:
+        return PoolExecutor(min(settings.workers, n_chunks), spec_json, judge.identity)
+    return InlineExecutor()
+
+
+def _chain_one(first: ChunkTask, rest: Iterator[ChunkTask]) -> Iterator[ChunkTask]:
+    yield first
+    yield from rest
+
+
+def _tee(tasks: Iterator[ChunkTask], handed: dict[int, ChunkTask]) -> Iterator[ChunkTask]:
+    """``tasks``, each also kept in ``handed`` by index as it is handed out (the parent needs it back)."""
+    for t in tasks:
+        handed[t.index] = t
+        yield t
+
+
+def unmatched_of(paired: Any) -> Unmatched:
+    """The ids a :class:`semcer.io.pairing.Paired` left unmatched."""
+    return Unmatched(paired.dropped_refs, paired.dropped_hyps, paired.empty_hyps)

@@ -1,0 +1,68 @@
+"""The Ray engine on a local Ray (``ray.init(num_cpus=2)``): the result and its signature are those
+of the local engine, for the default judge and for the LLM judge run by Ray actors against the real
+loopback server of the LLM-judge tests. Skipped only when Ray is not installed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from llm_server import ChatServer, fixed_backend
+
+import semcer
+from semcer.io.collections import read_collection
+from semcer.io.pairing import pair_collections
+from semcer.judges import resolve_judge
+from semcer.scale.pipeline import StreamSettings, score_stream, unmatched_of
+
+ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'semcer[ray]')")
+
+ROOT = Path(__file__).resolve().parents[2]
+REFS, HYPS = ROOT / "examples" / "references.jsonl", ROOT / "examples" / "tess_noisy.jsonl"
+
+
+KEY_ENV = "SEMCER_TEST_RAY_KEY"
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    os.environ[KEY_ENV] = "secret-from-env"  # the workers' environment: set where they run, before they start
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+    del os.environ[KEY_ENV]
+
+
+@pytest.fixture(scope="module")
+def paired():
+    return pair_collections(read_collection(str(REFS)), read_collection(str(HYPS)))
+
+
+def _ray(paired, judge, store=None):
+    return score_stream(paired.pairs, judge=judge, store=store, unmatched=unmatched_of(paired),
+                        settings=StreamSettings(engine="ray", workers=2, chunk_lines=40)).evaluation
+
+
+def test_ray_engine_equals_the_local_engine_signature_included(local_ray, paired):
+    local = semcer.evaluate(paired, judge="compact")
+    with resolve_judge("compact") as judge:
+        got = _ray(paired, judge)
+    assert str(got.signature) == str(local.signature)
+    assert got.to_dict(lines=True, by=("lang", "doc")) == local.to_dict(lines=True, by=("lang", "doc"))
+
+
+def test_llm_judge_through_ray_actors(local_ray, paired, tmp_path):
+    with ChatServer(fixed_backend()) as server:
+        opts = {"endpoint": server.url, "model": "tiny", "concurrency": 4, "api_key_env": KEY_ENV}
+        with resolve_judge("llm", **opts) as judge:
+            local = semcer.evaluate(paired, judge=judge)
+        local_requests = server.stats.requests
+        server.reset()
+        with resolve_judge("llm", **opts) as judge:
+            assert "secret-from-env" not in judge.spec().to_json()  # the key travels by its variable's name
+            got = _ray(paired, judge, store=tmp_path / "s.sqlite")
+        assert server.stats.requests == local_requests == local.judge_summary["sent"]
+        assert {h.get("authorization") for h in server.stats.headers} == {"Bearer secret-from-env"}
+    assert str(got.signature) == str(local.signature)
+    assert got.to_dict(lines=True) == local.to_dict(lines=True)  # the judge block too: requests summed over actors

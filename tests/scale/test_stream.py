@@ -1,0 +1,129 @@
+"""The streamed pipeline (semcer.scale.pipeline) against the one-pass evaluate(): every number, the
+top lists and the edit list equal, whatever the chunk size and the number of worker processes.
+
+The reference is semcer.evaluate over the whole corpus at once (the path `semcer score` took before
+streaming), on the bundled multilingual example (de, en, vi, zh_CN; 20 documents of several lines).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import semcer
+import semcer.cli
+import semcer.store.sqlite
+from semcer.io.collections import read_collection
+from semcer.io.edits import ranked, write_edits
+from semcer.io.pairing import pair_collections
+from semcer.judges import resolve_judge
+from semcer.metrics.spans import judged_spans, ranked_spans
+from semcer.scale.executors import split
+from semcer.scale.pipeline import StreamSettings, score_stream, unmatched_of
+from semcer.scale.ranking import TopList
+
+ROOT = Path(__file__).resolve().parents[2]
+REFS, HYPS = ROOT / "examples" / "references.jsonl", ROOT / "examples" / "tess_noisy.jsonl"
+
+
+@pytest.fixture(scope="module")
+def paired():
+    return pair_collections(read_collection(str(REFS)), read_collection(str(HYPS)))
+
+
+@pytest.fixture(scope="module")
+def judge():
+    with resolve_judge("compact") as j:
+        yield j
+
+
+@pytest.fixture(scope="module")
+def whole(paired, judge):
+    return semcer.evaluate(paired, judge=judge, edits=True)
+
+
+def _streamed(paired, judge, **kw):
+    return score_stream(paired.pairs, judge=judge, unmatched=unmatched_of(paired), settings=StreamSettings(**kw))
+
+
+@settings(max_examples=8, deadline=None)
+@given(chunk=st.integers(1, 260), top=st.integers(1, 40), by_edit=st.booleans())
+def test_any_chunking_gives_the_one_pass_result(paired, judge, whole, chunk, top, by_edit):
+    got = _streamed(paired, judge, chunk_lines=chunk, top=top, by_edit=by_edit)
+    assert got.evaluation.to_dict(lines=True, by=("lang", "doc")) == whole.to_dict(lines=True, by=("lang", "doc"))
+    want = ranked(whole.judged)[:top] if by_edit else ranked_spans(judged_spans(whole.judged))[:top]
+    key = (lambda j: (j.line_id, j.edit)) if by_edit else (lambda s: (s.span_id, s.severity))
+    assert [key(x) for x in got.top] == [key(x) for x in want]
+
+
+def test_the_judge_block_counts_distinct_edits_once_across_chunks(paired, judge, whole):
+    got = _streamed(paired, judge, chunk_lines=7)
+    summary = got.evaluation.judge_summary
+    distinct = len({semcer.store.sqlite.JudgedEditStore.key(judge.identity, j.context) for j in whole.judged})
+    assert summary["edits"] == len(whole.judged) and summary["unique_edits"] == distinct == summary["sent"]
+    assert summary == whole.judge_summary
+
+
+def test_two_worker_processes_give_the_same_json_and_store(paired, judge, whole, tmp_path):
+    got = _streamed(paired, judge, chunk_lines=30, workers=2, top=5)
+    assert got.evaluation.to_dict(lines=True) == whole.to_dict(lines=True)
+    with semcer.store.sqlite.JudgedEditStore(tmp_path / "a.sqlite") as a:
+        score_stream(paired.pairs, judge=judge, store=a, settings=StreamSettings(chunk_lines=30, workers=2))
+        rows_a = a.rows()
+    with semcer.store.sqlite.JudgedEditStore(tmp_path / "b.sqlite") as b:
+        semcer.evaluate(paired, judge=judge, store=b)
+        rows_b = b.rows()
+    assert rows_a == rows_b and len(rows_a) == whole.judge_summary["unique_edits"]
+
+
+@pytest.mark.parametrize("ext", ["jsonl", "csv", "parquet"])
+def test_the_edit_list_is_the_one_pass_list(paired, judge, whole, tmp_path, ext):
+    streamed = tmp_path / f"s.{ext}"
+    _streamed(paired, judge, chunk_lines=13, edits=str(streamed))
+    write_edits(tmp_path / f"w.{ext}", whole.judged)
+    if ext == "parquet":
+        import pyarrow.parquet as pq
+
+        assert pq.read_table(streamed).to_pylist() == pq.read_table(tmp_path / f"w.{ext}").to_pylist()
+    else:
+        assert streamed.read_bytes() == (tmp_path / f"w.{ext}").read_bytes()
+
+
+@given(values=st.lists(st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 1.0])), max_size=60),
+       n=st.integers(0, 12), cut=st.integers(1, 9))
+def test_top_list_is_sorted_prefix_with_ties_in_order(values, n, cut):
+    items = list(enumerate(values))
+    key = lambda it: (it[1] is None, -(it[1] or 0.0))
+    top = TopList(n, key)
+    for part in split(items, cut):
+        top.offer(part)
+    assert top.items() == sorted(items, key=key)[:n]
+
+
+def test_cli_workers_and_chunks_do_not_change_the_json(tmp_path, capsys):
+    outs = []
+    for extra in (["--workers", "1", "--chunk-lines", "100000"], ["--workers", "2", "--chunk-lines", "50"]):
+        assert semcer.cli.main(["score", str(REFS), str(HYPS), "--json", "--lines", "--quiet", *extra]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and json.loads(outs[0])["corpus"]["lines"] == 240
+
+
+def test_bad_scale_options_are_one_line_errors(capsys):
+    for extra, needle in ((["--workers", "0"], "--workers must be at least 1"),
+                          (["--chunk-lines", "0"], "--chunk-lines must be at least 1"),
+                          (["--ray-address", "auto"], "--ray-address and --ray-gpus apply to --engine ray")):
+        assert semcer.cli.main(["score", str(REFS), str(HYPS), *extra]) == 2
+        err = capsys.readouterr().err
+        assert needle in err and "Traceback" not in err
+
+
+def test_engine_ray_without_ray_says_how_to_install_it(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now fails as when it is not installed
+    assert semcer.cli.main(["score", str(REFS), str(HYPS), "--engine", "ray"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("--engine ray needs Ray: pip install 'semcer[ray]'") and "\n" not in err
