@@ -108,3 +108,16 @@ def test_thai_real_word_with_word_boundaries():
     f = feature_tuple(one_edit_context("th", "ภาษาที่ยังไม่กำหนดรหัส", "ภาษาที่ยังไม้กำหนดรหัส"))
     assert (f.ref_word, f.hyp_word) == ("ไม่", "ไม้")
     assert f.word_status == "real-word" and f.mark_change == "tone"
+
+
+def test_units_no_token_covers_are_words_of_their_own(monkeypatch):
+    """A tokenizer that leaves a gap or a trailing space uncovered (MeCab drops a final space) must
+    not break the line: on a 100k-line corpus this raised IndexError before."""
+    from semcer.judges.rubric import extra_lexicons, features
+
+    monkeypatch.setattr(extra_lexicons, "word_spans", lambda text, lang: ((0, 2), (4, 6)))
+    runs = features._segmented("abc de \u3000", "ja").word_run  # a text no other test caches
+    assert runs[0] == runs[1] == (0, 2)  # "ab": one token
+    assert runs[2] == (2, 3)  # "c": no token covers it, a word of its own
+    assert runs[4] == runs[5] == (4, 6)  # "de"
+    assert runs[3] is None and runs[6] is None and runs[7] is None  # spaces are no words

@@ -150,12 +150,12 @@ def _segmented(text: str, lang: str) -> Line:
     if not spans:
         return line
     n, words = len(line.units), line.word_run
-    token = []  # the token holding each unit's first code point
+    token = []  # the token holding each unit's first code point (a unit no token covers: its own)
     t = 0
-    for off in line.offsets[:-1]:
-        while spans[t][1] <= off:
+    for k, off in enumerate(line.offsets[:-1]):
+        while t < len(spans) and spans[t][1] <= off:
             t += 1
-        token.append(t)
+        token.append(t if t < len(spans) and spans[t][0] <= off else -1 - k)
     runs: list[tuple[int, int] | None] = [None] * n
     i = 0
     while i < n:
