@@ -102,3 +102,32 @@ def test_csv_undo_rule_gives_back_the_exact_id(tmp_path_factory, line_id):
     assert not row["line_id"].startswith(DANGEROUS)
     undone = row["line_id"][1:] if row["line_id"].startswith("'") else row["line_id"]
     assert undone == line_id
+
+
+def test_each_edit_names_its_error_span(tmp_path):
+    # by hand: "Total 120 EUR" -> "Totl 128 EUR!": the deleted 'a' is span #0, the 0 -> 8 span #1 and the
+    # inserted '!' span #2 (edits are adjacent only when the reference positions touch)
+    ev = semcer.evaluate({"L": "Total 120 EUR", "M": "ab"}, {"L": "Totl 128 EUR!", "M": "xy"}, judge=FixedJudge(),
+                         edits=True)
+    write_edits(tmp_path / "e.jsonl", ev.judged)
+    rows = _rows(tmp_path / "e.jsonl", "jsonl")
+    spans = {(r["line_id"], r["op"], r["ref_unit"], r["hyp_unit"]): r["span_id"] for r in rows}
+    assert spans == {("L", "D", "a", ""): "L#0", ("L", "S", "0", "8"): "L#1", ("L", "I", "", "!"): "L#2",
+                     ("M", "S", "a", "x"): "M#0", ("M", "S", "b", "y"): "M#0"}
+    # the same ids as the spans of the score JSON (semcer score --spans)
+    out = tmp_path / "s.json"
+    edits = tmp_path / "e2.csv"
+    refs, hyps = tmp_path / "r.jsonl", tmp_path / "h.jsonl"
+    refs.write_text('{"id": "L", "text": "Total 120 EUR"}\n{"id": "M", "text": "ab"}\n', encoding="utf-8")
+    hyps.write_text('{"id": "L", "text": "Totl 128 EUR!"}\n{"id": "M", "text": "xy"}\n', encoding="utf-8")
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "semcer", "score", str(refs), str(hyps), "--json", "--lines", "--spans",
+                        "10", "-o", str(out), "--edits", str(edits)], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    import json
+
+    listed = {r["span_id"] for r in _rows(edits, "csv")}
+    shown = {sp["span_id"] for sp in json.loads(out.read_text(encoding="utf-8"))["spans"]}
+    assert listed == shown == {"L#0", "L#1", "L#2", "M#0"}

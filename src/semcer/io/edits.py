@@ -19,7 +19,9 @@ the positions being the edit's unit indices into the whole policy-applied lines 
 fields are indices into the judge's window, which is the whole line unless the line is longer than the
 window). Within a line no two edits share both positions, so the id names one edit, and the same edit
 of the same corpus (same unit and policy) gets the same id on every run and with every judge:
-``semcer meta-eval --items`` keys reader ratings by it.
+``semcer meta-eval --items`` keys reader ratings by it. ``span_id`` (``<line_id>#<k>``, ``k`` counting
+the line's error spans from 0) names the span of adjacent edits the edit belongs to, as the score
+JSON's ``spans`` and the HTML report name it.
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ from typing import Any
 
 from semcer.atomic import atomic_path, atomic_write
 from semcer.errors import SemcerError
+from semcer.metrics.spans import span_ids
 
 FIELDS: tuple[str, ...] = (
-    "edit_id", "line_id", "doc", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",
+    "edit_id", "span_id", "line_id", "doc", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",
     "marked_ref", "marked_hyp", "edit_class", "p", "severity", "mode", "flags", "failure",
 )
 
@@ -52,15 +55,23 @@ def ranked(judged: Iterable[Any]) -> list[Any]:
     return sorted(rows, key=lambda j: (j.severity is None, -(j.severity or 0.0)))
 
 
+def ranked_rows(judged: Sequence[Any]) -> list[dict[str, Any]]:
+    """The edit rows of judged edits given in corpus order, most severe first, each with the
+    ``span_id`` of its error span (``<line_id>#<k>``, as in the score JSON's spans)."""
+    order = sorted(range(len(judged)), key=lambda k: (judged[k].severity is None, -(judged[k].severity or 0.0)))
+    ids = span_ids(judged)
+    return [edit_row(judged[k], ids[k]) for k in order]
+
+
 def edit_id(line_id: str, op: str, ref_pos: int, hyp_pos: int) -> str:
     """The stable id of one edit of a line (see the module documentation)."""
     return f"{line_id}:{op}{ref_pos},{hyp_pos}"
 
 
-def edit_row(j: Any) -> dict[str, Any]:
+def edit_row(j: Any, span_id: str | None = None) -> dict[str, Any]:
     c, g = j.context, j.judgement
     return {
-        "edit_id": edit_id(j.line_id, j.edit.op, j.edit.ref_pos, j.edit.hyp_pos),
+        "edit_id": edit_id(j.line_id, j.edit.op, j.edit.ref_pos, j.edit.hyp_pos), "span_id": span_id,
         "line_id": j.line_id, "doc": j.doc, "lang": c.lang, "op": c.op,
         "ref_unit": c.ref_unit, "hyp_unit": c.hyp_unit, "ref_pos": c.ref_pos, "hyp_pos": c.hyp_pos,
         "marked_ref": c.marked_ref, "marked_hyp": c.marked_hyp, "edit_class": g.edit_class,
@@ -94,7 +105,7 @@ def check_path(path: str | Path, flag: str = "--edits") -> str:
 
 def write_edits(path: str | Path, judged: Sequence[Any]) -> int:
     """Write every edit to ``path`` (format from the extension); returns the number written."""
-    return write_edit_rows(path, (edit_row(j) for j in ranked(judged)))
+    return write_edit_rows(path, ranked_rows(judged))
 
 
 #: Rows per Parquet row group when rows are streamed in.
@@ -148,7 +159,7 @@ def _write_parquet(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
 def _schema(pa):
     s, i, f = pa.string(), pa.int64(), pa.float64()
     return pa.schema([
-        ("edit_id", s), ("line_id", s), ("doc", s), ("lang", s), ("op", s), ("ref_unit", s), ("hyp_unit", s),
+        ("edit_id", s), ("span_id", s), ("line_id", s), ("doc", s), ("lang", s), ("op", s), ("ref_unit", s), ("hyp_unit", s),
         ("ref_pos", i), ("hyp_pos", i), ("marked_ref", s), ("marked_hyp", s), ("edit_class", s),
         ("p", pa.list_(f)), ("severity", f), ("mode", i), ("flags", s), ("failure", s),
     ])

@@ -96,6 +96,14 @@ def judged_spans(judged: Sequence[JudgedEdit]) -> Iterator[JudgedSpan]:
         k = end
 
 
+def span_ids(judged: Sequence[JudgedEdit]) -> list[str]:
+    """The ``span_id`` of each judged edit given in corpus order (:func:`judged_spans`'s ids)."""
+    out: list[str] = []
+    for sp in judged_spans(judged):
+        out += [sp.span_id] * len(sp.edits)
+    return out
+
+
 def ranked_spans(spans: Sequence[JudgedSpan] | Iterator[JudgedSpan]) -> list[JudgedSpan]:
     """Spans most damaging first: by their worst edit (a digit that silently became another ranks
     above a long stretch of obvious garbage), then by summed severity; failed spans last; ties keep

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from semcer.atomic import atomic_write
-from semcer.io.edits import edit_row, ranked, write_edit_rows
+from semcer.io.edits import ranked_rows, write_edit_rows
 
 
 def edit_rank(j: Any) -> tuple[bool, float]:
@@ -66,8 +66,8 @@ class EditSpill:
 
     def write(self, index: int, judged: Iterable[Any]) -> None:
         with atomic_write(self.path(index)) as fh:
-            for j in ranked(judged):
-                fh.write(json.dumps(edit_row(j), ensure_ascii=False, allow_nan=False) + "\n")
+            for row in ranked_rows(list(judged)):
+                fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
 
     def merge_into(self, target: str | Path, chunks: int) -> int:
         """Write the edits of chunks ``0..chunks-1`` to ``target``, most severe first; returns how many."""
