@@ -35,7 +35,8 @@ from semcer.judges.compact import CompactJudge  # noqa: E402
 from semcer.judges.rubric import RubricJudge  # noqa: E402
 
 #: Caches that hold the word lists themselves or the model: never cleared (loaded once per process).
-_KEEP = frozenset({"table", "_simplified_map", "_available", "table_hash", "load_model"})
+_KEEP = frozenset({"table", "_simplified_map", "_available", "table_hash", "load_model",
+                   "_freq_dict", "_mecab", "sources", "version"})  # the extra lexicons and MeCab, too
 
 
 def caches() -> list[Any]:
