@@ -421,13 +421,8 @@ def meta_eval(
                                               min_rater_share, clear_gap, boot, by_lang, notes)
         pair_study = langs_pairs = None
         if pair_rows is not None:
-            pscores = _pair_scores(pair_rows, names, opened, st, unit, policy)
-            pair_study = _pair_study(pair_rows, pscores, names, min_rater_share, near_miss_against, chose,
-                                     n_permutations, boot)
-            if by_lang:
-                langs_pairs = {lang: _pair_study([p for p, m in zip(pair_rows, mask) if m], _mask_pair_scores(pscores, mask),
-                                                 names, min_rater_share, near_miss_against, chose, n_permutations, boot)
-                               for lang, mask in _lang_masks([p.lang for p in pair_rows])}
+            pair_study, langs_pairs = _rated_pairs(pair_rows, names, opened, st, unit, policy, min_rater_share,
+                                                   near_miss_against, chose, n_permutations, boot, by_lang)
         whole = None if transcription_rows is None else _transcription_study(
             transcription_rows, names, opened, st, unit, policy, min_rater_share, n_permutations, boot)
     by: dict[str, tuple[EditStudy | None, PairStudy | None]] = {}
@@ -471,6 +466,19 @@ def _rated_edits(rating_rows: Any, item_rows: Any, names: list[str], opened: lis
                                min_rater_share, clear_gap, boot)
              for lang, mask in _lang_masks([it.lang for it in pool.items])}
     return edits, langs
+
+
+def _rated_pairs(pair_rows: Sequence[RatedPair], names: list[str], opened: list[Any], st: Any, unit: Unit,
+                 policy: str | None, min_rater_share: float, against: str, chose: str, n_permutations: int,
+                 boot: dict[str, Any], by_lang: bool) -> tuple[PairStudy, dict[str, PairStudy] | None]:
+    """The pair study (and one per language with ``by_lang``)."""
+    pscores = _pair_scores(pair_rows, names, opened, st, unit, policy)
+    study = _pair_study(pair_rows, pscores, names, min_rater_share, against, chose, n_permutations, boot)
+    if not by_lang:
+        return study, None
+    return study, {lang: _pair_study([p for p, m in zip(pair_rows, mask) if m], _mask_pair_scores(pscores, mask),
+                                     names, min_rater_share, against, chose, n_permutations, boot)
+                   for lang, mask in _lang_masks([p.lang for p in pair_rows])}
 
 
 def _read(given: Any, reader: Callable[[Any], Any]) -> Any:

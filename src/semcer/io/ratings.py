@@ -381,25 +381,34 @@ def _typed(row: dict[str, str], where: str, *, unquote: bool) -> dict[str, Any]:
 # Pairs
 
 
+def _record(row: dict[str, Any], where: str, first: dict[str, str], key: str, what: str,
+            names: tuple[str, ...]) -> tuple[str, list[str], str | None]:
+    """A pair's or a transcription's id (unique in its file: ``first`` maps each id to where it was
+    read), its texts ``names`` (strings) and its optional ``lang``."""
+    record_id = _id(row.get(key), where, key)
+    seen = first.setdefault(record_id, where)
+    if seen is not where:
+        raise InputError(f"{where}: duplicate {what} {record_id!r} (first at {seen})")
+    texts = []
+    for name in names:
+        value = row.get(name)
+        if type(value) is not str:
+            got = "missing" if value is None else json_type(value)
+            listed = ", ".join(names[:-1]) + " and " + names[-1]
+            raise InputError(f"{where}: {name!r} is {got}; each {what} needs the texts {listed} (strings)")
+        texts.append(value)
+    lang = row.get("lang")
+    if lang is not None and type(lang) is not str:
+        raise InputError(f"{where}: 'lang' must be a string, got {json_type(lang)}")
+    return record_id, texts, lang
+
+
 def read_pairs(path: str | os.PathLike[str]) -> list[RatedPair]:
     """Every pair of a pairs file (JSONL; see the module documentation), in file order."""
     out: list[RatedPair] = []
     first: dict[str, str] = {}
     for where, row in read_objects(path, 'a pair (a JSON object with "pair", "ref", "a", "b", "choices")'):
-        pair_id = _id(row.get("pair"), where, "pair")
-        seen = first.setdefault(pair_id, where)
-        if seen is not where:
-            raise InputError(f"{where}: duplicate pair {pair_id!r} (first at {seen})")
-        texts = []
-        for name in ("ref", "a", "b"):
-            value = row.get(name)
-            if type(value) is not str:
-                got = "missing" if value is None else json_type(value)
-                raise InputError(f"{where}: {name!r} is {got}; each pair needs the texts ref, a and b (strings)")
-            texts.append(value)
-        lang = row.get("lang")
-        if lang is not None and type(lang) is not str:
-            raise InputError(f"{where}: 'lang' must be a string, got {json_type(lang)}")
+        pair_id, texts, lang = _record(row, where, first, "pair", "pair", ("ref", "a", "b"))
         choices = row.get("choices")
         if type(choices) is not dict:
             got = "missing" if choices is None else json_type(choices)
@@ -435,20 +444,7 @@ def read_transcriptions(path: str | os.PathLike[str]) -> list[RatedTranscription
     out: list[RatedTranscription] = []
     first: dict[str, str] = {}
     for where, row in read_objects(path, 'a transcription (a JSON object with "id", "ref", "out", "levels")'):
-        item_id = _id(row.get("id"), where, "id")
-        seen = first.setdefault(item_id, where)
-        if seen is not where:
-            raise InputError(f"{where}: duplicate transcription {item_id!r} (first at {seen})")
-        texts = []
-        for name in ("ref", "out"):
-            value = row.get(name)
-            if type(value) is not str:
-                got = "missing" if value is None else json_type(value)
-                raise InputError(f"{where}: {name!r} is {got}; each transcription needs the texts ref and out (strings)")
-            texts.append(value)
-        lang = row.get("lang")
-        if lang is not None and type(lang) is not str:
-            raise InputError(f"{where}: 'lang' must be a string, got {json_type(lang)}")
+        item_id, texts, lang = _record(row, where, first, "id", "transcription", ("ref", "out"))
         out.append(RatedTranscription(item_id, texts[0], texts[1], lang or None, _levels(row.get("levels"), where),
                                       where))
     return out
