@@ -126,3 +126,16 @@ def test_to_dict_and_input_errors():
         wer(["a", "b"], ["a"])
     with pytest.raises(InputError, match="docs has 1 entries for 2 lines"):
         wer(["a", "b"], ["a", "b"], docs=["x"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(SENTENCE, OUTPUT, st.sampled_from(["a", "b", "c"])), min_size=1, max_size=10))
+def test_a_document_bag_kept_line_by_line_is_the_bag_of_all_its_words(lines):
+    """The tally keeps each document's bag as the words its sides differ by, a line at a time, in any
+    order of documents: equal to counting the document's words all at once (Counter subtraction)."""
+    refs, hyps, docs = zip(*lines)
+    r = wer(list(refs), list(hyps), tokenizer="whitespace", docs=list(docs))
+    for doc in set(docs):
+        ref_words = [w for ref, d in zip(refs, docs) if d == doc for w in ref.split()]
+        hyp_words = [w for hyp, d in zip(hyps, docs) if d == doc for w in hyp.split()]
+        assert r.bags[doc] == bag_stats(ref_words, hyp_words)

@@ -17,12 +17,15 @@ from hypothesis import strategies as st
 
 import semcer
 import semcer.cli
+import semcer.cli.score
 import semcer.store.sqlite
+from semcer.api.evaluation import page_scores, word_errors
 from semcer.io.collections import read_collection
 from semcer.io.edits import ranked, write_edits
 from semcer.io.pairing import pair_collections
 from semcer.judges import resolve_judge
 from semcer.metrics.spans import judged_spans, ranked_spans
+from semcer.scale.chunks import Beside
 from semcer.scale.executors import split
 from semcer.scale.pipeline import StreamSettings, score_stream, unmatched_of
 from semcer.scale.ranking import TopList
@@ -127,3 +130,37 @@ def test_engine_ray_without_ray_says_how_to_install_it(monkeypatch, capsys):
     assert semcer.cli.main(["score", str(REFS), str(HYPS), "--engine", "ray"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.endswith("--engine ray needs Ray: pip install 'semcer[ray]'") and "\n" not in err
+
+
+@settings(max_examples=4, deadline=None)
+@given(chunk=st.integers(1, 260))
+def test_wer_and_page_scores_in_the_same_pass_equal_the_in_memory_ones(paired, judge, chunk):
+    """--wer and --page-score computed chunk by chunk (in workers, folded by the parent) are the
+    in-memory word_errors and page_scores of the same pairs, whatever the chunking."""
+    got = score_stream(paired.pairs, judge=judge, settings=StreamSettings(chunk_lines=chunk),
+                       beside=Beside("uax29", True))
+    want_w = word_errors(paired, tokenizer="uax29")
+    want_p = page_scores(paired)
+    assert got.wer is not None and got.pages is not None
+    assert got.wer.to_dict() == want_w.to_dict() and got.wer.lines == want_w.lines and got.wer.bags == want_w.bags
+    assert got.pages.to_dict() == want_p.to_dict() and got.pages.pages == want_p.pages
+
+
+def test_cli_streams_wer_from_jsonl_with_workers_and_resumes(tmp_path, capsys, monkeypatch):
+    """`semcer score --wer --page-score` reads two .jsonl files a chunk at a time (never whole), with
+    two workers and a work folder; a second run loads every chunk from its markers; all give the JSON of
+    `semcer cer` (in memory) for the WER and page-score blocks."""
+    assert semcer.cli.main(["cer", str(REFS), str(HYPS), "--wer", "--page-score", "--json"]) == 0
+    want = json.loads(capsys.readouterr().out)
+    def whole(*a, **k):
+        raise AssertionError("the inputs were read whole")
+
+    monkeypatch.setattr(semcer.cli.score, "load_pairs", whole)
+    outs = []
+    for _ in range(2):
+        assert semcer.cli.main(["score", str(REFS), str(HYPS), "--wer", "--page-score", "--json", "--quiet",
+                                "--workers", "2", "--chunk-lines", "37", "--work-dir", str(tmp_path / "w")]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    for got in outs:
+        assert got["wer"] == want["wer"] and got["line_assignment"] == want["line_assignment"]
+    assert outs[0] == outs[1] and len(list((tmp_path / "w").glob("chunk-*.pkl"))) == 7

@@ -210,18 +210,24 @@ def batch_work(judge: Any = None) -> Iterator[None]:
 
 
 def beside_cer(args: argparse.Namespace, paired: Paired) -> tuple[dict[str, Any], str]:
-    """--wer and --page-score: their JSON blocks, and their lines for the terminal."""
+    """--wer and --page-score of pairs in memory: their JSON blocks, and their lines for the terminal."""
     from semcer.api.evaluation import page_scores, word_errors
+
+    w = word_errors(paired, tokenizer=args.tokenizer, policy=args.policy) if getattr(args, "wer", False) else None
+    ps = page_scores(paired, unit=args.unit, policy=args.policy) if getattr(args, "page_score", False) else None
+    return beside_blocks(w, ps)
+
+
+def beside_blocks(w: Any, ps: Any) -> tuple[dict[str, Any], str]:
+    """The JSON blocks and terminal lines of a WER result and page scores (either may be None)."""
     from semcer.reports.text import render_page_scores, render_word_errors
 
     blocks: dict[str, Any] = {}
     text = []
-    if getattr(args, "wer", False):
-        w = word_errors(paired, tokenizer=args.tokenizer, policy=args.policy)
+    if w is not None:
         blocks["wer"] = w.to_dict()
         text.append(render_word_errors(w))
-    if getattr(args, "page_score", False):
-        ps = page_scores(paired, unit=args.unit, policy=args.policy)
+    if ps is not None:
         blocks["line_assignment"] = ps.to_dict()
         text.append(render_page_scores(ps))
     return blocks, "\n".join(text)

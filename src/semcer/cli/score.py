@@ -8,7 +8,7 @@ from typing import Any
 
 from semcer.api import evaluate
 from semcer.api.report import score_json_blocks
-from semcer.cli.common import Steps, batch_work, beside_cer, check_paths, item_name, load_pairs
+from semcer.cli.common import Steps, batch_work, beside_blocks, beside_cer, check_paths, item_name, load_pairs
 from semcer.cli.options import (
     add_input_options,
     add_judge_options,
@@ -29,6 +29,7 @@ from semcer.io.json import dumps, emit
 from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
 from semcer.metrics.spans import judged_spans, ranked_spans
 from semcer.reports.text import LEVEL_LEGEND, render_evaluation, render_top_edits, render_top_spans
+from semcer.scale.chunks import Beside
 from semcer.scale.pipeline import Streamed, score_stream, unmatched_of
 from semcer.scale.reading import jsonl_source
 
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         check_edits_path(args.edits)
     steps = Steps(args)
     whole = bool(args.spans or wanted(args))  # these need every edit with its alignment: one pass in memory
-    source = None if whole or _beside(args) else jsonl_source(
+    source = None if whole else jsonl_source(
         args.refs, args.hyps, formats=(args.format, args.ref_format, args.hyp_format), lang=getattr(args, "lang", None))
     with steps.step("read and paired the inputs"):
         paired = load_pairs(args) if source is None else None
@@ -102,19 +103,19 @@ def run(args: argparse.Namespace) -> int:
                                 unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
                                 store=args.store, unmatched=None if paired is None else unmatched_of(paired),
                                 settings=settings, progress=show_progress(args),
-                                before_edits=lambda s: _emit_streamed(args, s, paired, steps))
+                                before_edits=lambda s: _emit_streamed(args, s, steps), beside=_beside(args))
     return 1 if streamed.evaluation.judge_summary.get("failures") else 0
 
 
-def _beside(args: argparse.Namespace) -> bool:
-    """--wer or --page-score: they need the pairs in memory."""
-    return bool(getattr(args, "wer", False) or getattr(args, "page_score", False))
+def _beside(args: argparse.Namespace) -> Beside:
+    """--wer and --page-score, measured in the same pass over the chunks."""
+    return Beside(args.tokenizer if getattr(args, "wer", False) else None, bool(getattr(args, "page_score", False)))
 
 
-def _emit_streamed(args: argparse.Namespace, streamed: Streamed, paired: Any, steps: Steps) -> None:
+def _emit_streamed(args: argparse.Namespace, streamed: Streamed, steps: Steps) -> None:
     result = streamed.evaluation
     steps.say(f"judge {result.signature.judge}: {result.judge_summary}")
-    blocks, extra = beside_cer(args, paired) if paired is not None else ({}, "")
+    blocks, extra = beside_blocks(streamed.wer, streamed.pages)
     _emit_score(args, result, blocks, extra, top=streamed.top)
 
 

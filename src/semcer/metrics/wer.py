@@ -48,7 +48,7 @@ from semcer.metrics.signature import Signature
 from semcer.text.policy import TextPolicy, get_policy
 from semcer.text.words import check_tokenizer, tokenize, tokenizer_identity
 
-__all__ = ["BagStats", "WerResult", "WordStats", "bag_stats", "wer", "word_stats"]
+__all__ = ["BagStats", "LineWords", "WerResult", "WerTally", "WordStats", "bag_stats", "line_words", "wer", "word_stats"]
 
 
 class WordStats(NamedTuple):
@@ -197,32 +197,96 @@ def wer(
         raise InputError(f"{len(line_ids)} ids for {n} lines")
     doc_of = _per_line(docs, line_ids, "docs")
     lang_of = _per_line(langs, line_ids, "langs")
-    doc_ids = [d if d is not None else f"\0{i}" for d, i in zip(doc_of, line_ids)]  # no doc: its own document
-    rows: list[WordStats | None] = []
-    kept: list[LineStats] = []
-    kept_docs: list[str] = []
-    undefined: list[str] = []
-    bags: dict[str, tuple[Counter[str], Counter[str]]] = {}
-    for ref, hyp, lid, doc, lang in zip(references, hypotheses, line_ids, doc_ids, lang_of):
-        rw = tokenize(pol(ref), tokenizer, lang)
-        hw = tokenize(pol(hyp), tokenizer, lang)
-        if rw is None or hw is None:
-            rows.append(None)
-            undefined.append(lid)
-            continue
-        st = word_stats(rw, hw)
-        rows.append(st)
-        kept.append(LineStats(st.substitutions, st.deletions, st.insertions, st.words, None))
-        kept_docs.append(doc)
-        bag = bags.setdefault(doc, (Counter(), Counter()))
-        bag[0].update(rw)
-        bag[1].update(hw)
-    if not kept:
-        raise InputError("no line has defined words (every line is in a language without a word tokenizer)")
-    agg = aggregate(kept, kept_docs, judged=False)
-    sig = Signature.build("word", pol, "insertions").with_extras(tokenizer=tokenizer_identity(tokenizer))
-    given = {d for d in doc_of if d is not None}
-    shown = {d: d[1:] if d.startswith("\0") and d[1:] not in given else d for d in bags}
-    return WerResult(sig, tuple(line_ids), tuple(doc_of), tuple(rows), agg.corpus, agg.document_mean_cer,
-                     agg.documents_defined, tuple(undefined),
-                     {shown[d]: _bag(r, h) for d, (r, h) in bags.items()})
+    tally = WerTally(tokenizer, pol)
+    for ref, hyp, lid, doc, lang in zip(references, hypotheses, line_ids, doc_of, lang_of):
+        tally.add(lid, doc, line_words(ref, hyp, tokenizer, pol, lang))
+    return tally.result()
+
+
+class LineWords(NamedTuple):
+    """One line's words after the policy (None where the tokenizer leaves them undefined) and the
+    statistics of their alignment: what a worker computes for a line (:func:`line_words`)."""
+
+    stats: WordStats | None
+    ref: tuple[str, ...] | None
+    hyp: tuple[str, ...] | None
+
+
+def line_words(ref: str, hyp: str, tokenizer: str, policy: TextPolicy, lang: str | None) -> LineWords:
+    """The words of one line pair and their alignment statistics (:class:`LineWords`)."""
+    rw = tokenize(policy(ref), tokenizer, lang)
+    hw = tokenize(policy(hyp), tokenizer, lang)
+    if rw is None or hw is None:
+        return LineWords(None, None, None)
+    return LineWords(word_stats(rw, hw), tuple(rw), tuple(hw))
+
+
+class _Bag:
+    """A document's bag comparison so far, kept as what it needs: the nonzero differences
+    c_r(w) − c_h(w) and the two sizes (memory grows with the words that differ, not the words)."""
+
+    __slots__ = ("diff", "hyp_words", "ref_words")
+
+    def __init__(self) -> None:
+        self.diff: dict[str, int] = {}
+        self.ref_words = self.hyp_words = 0
+
+    def add(self, ref: Sequence[str], hyp: Sequence[str]) -> None:
+        d = self.diff
+        for w in ref:
+            d[w] = d.get(w, 0) + 1
+        for w in hyp:
+            v = d.get(w, 0) - 1
+            if v:
+                d[w] = v
+            else:
+                del d[w]
+        self.ref_words += len(ref)
+        self.hyp_words += len(hyp)
+
+    def stats(self) -> BagStats:
+        values = self.diff.values()
+        return BagStats(sum(v for v in values if v > 0), -sum(v for v in values if v < 0), self.ref_words, self.hyp_words)
+
+
+class WerTally:
+    """The running sums of :func:`wer`, fed a line at a time (in corpus order): a streamed run adds
+    its chunks' :class:`LineWords` as they come and gets the result of one pass over the corpus.
+    Each document's bag is kept as the words its two sides differ by (its lines may come anywhere)."""
+
+    def __init__(self, tokenizer: str, policy: TextPolicy) -> None:
+        self.tokenizer, self.policy = check_tokenizer(tokenizer), policy
+        self.ids: list[str] = []
+        self.docs: list[str | None] = []
+        self.rows: list[WordStats | None] = []
+        self.kept: list[LineStats] = []
+        self.kept_docs: list[str] = []
+        self.undefined: list[str] = []
+        self.bags: dict[str, _Bag] = {}
+
+    def add(self, line_id: str, doc: str | None, words: LineWords) -> None:
+        self.ids.append(line_id)
+        self.docs.append(doc)
+        self.rows.append(words.stats)
+        st, rw, hw = words
+        if st is None or rw is None or hw is None:
+            self.undefined.append(line_id)
+            return
+        key = doc if doc is not None else f"\0{line_id}"  # no doc: its own document
+        self.kept.append(LineStats(st.substitutions, st.deletions, st.insertions, st.words, None))
+        self.kept_docs.append(key)
+        bag = self.bags.get(key)
+        if bag is None:
+            bag = self.bags[key] = _Bag()
+        bag.add(rw, hw)
+
+    def result(self) -> WerResult:
+        if not self.kept:
+            raise InputError("no line has defined words (every line is in a language without a word tokenizer)")
+        agg = aggregate(self.kept, self.kept_docs, judged=False)
+        sig = Signature.build("word", self.policy, "insertions").with_extras(tokenizer=tokenizer_identity(self.tokenizer))
+        given = {d for d in self.docs if d is not None}
+        shown = {d: d[1:] if d.startswith("\0") and d[1:] not in given else d for d in self.bags}
+        return WerResult(sig, tuple(self.ids), tuple(self.docs), tuple(self.rows), agg.corpus, agg.document_mean_cer,
+                         agg.documents_defined, tuple(self.undefined),
+                         {shown[d]: b.stats() for d, b in self.bags.items()})

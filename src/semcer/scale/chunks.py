@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from semcer.alignment.context import EditContext
-from semcer.alignment.engine import align_lines
+from semcer.alignment.engine import Pair, align_lines
 from semcer.alignment.line import LineResult
 from semcer.caches import cache
 from semcer.errors import JudgeError
 from semcer.judges.base import JudgeBase, JudgeSpec
 from semcer.judges.distribution import Judgement
+from semcer.metrics.fca import LineAssignment, line_assignment_cer
+from semcer.metrics.wer import LineWords, line_words
 from semcer.store.judging import line_contexts
 from semcer.store.sqlite import JudgedEditStore
 from semcer.text.policy import TextPolicy
@@ -30,6 +32,19 @@ from semcer.text.units import Unit
 #: Lines per chunk by default: about a second of work for the default judge; a chunk in flight
 #: (alignments, contexts, judged edits) takes some 10 kB a line, so a few tens of MB.
 DEFAULT_CHUNK_LINES = 5_000
+
+
+@dataclass(frozen=True)
+class Beside:
+    """What is measured beside CER in the same pass over each chunk: WER and the bag-of-words error
+    with ``tokenizer`` (None: not asked), and the line-assignment page score."""
+
+    tokenizer: str | None = None
+    page_score: bool = False
+
+
+#: Nothing beside CER (the default).
+CER_ONLY = Beside()
 
 
 @dataclass(frozen=True)
@@ -43,6 +58,7 @@ class ChunkTask:
     empty_ref: str
     window: int
     identity: str  # the judge's identity: part of every store key
+    beside: Beside = CER_ONLY
 
 
 @dataclass(frozen=True)
@@ -56,10 +72,12 @@ class Prepared:
     contexts: tuple[EditContext, ...]
     spans: tuple[tuple[int, int], ...]
     keys: tuple[str, ...]
+    words: tuple[tuple[str, str, LineWords], ...] | None = None  # (id, doc, words) of every pair, for WER
+    pages: tuple[tuple[str, LineAssignment], ...] | None = None  # (id, page score) of every pair
 
 
 def chunk_tasks(pairs: Any, size: int, *, unit: Unit, policy: TextPolicy, empty_ref: str, window: int,
-                identity: str) -> Iterator[ChunkTask]:
+                identity: str, beside: Beside = CER_ONLY) -> Iterator[ChunkTask]:
     """The corpus cut into chunks of ``size`` consecutive pairs, in order: ``pairs`` is a sequence,
     or a source that reads its pairs a chunk at a time (``chunks(size)``,
     :class:`semcer.scale.reading.JsonlSource`)."""
@@ -68,7 +86,7 @@ def chunk_tasks(pairs: Any, size: int, *, unit: Unit, policy: TextPolicy, empty_
     else:
         parts = (list(pairs[start:start + size]) for start in range(0, len(pairs), size))
     for index, part in enumerate(parts):
-        yield ChunkTask(index, part, unit, policy, empty_ref, window, identity)
+        yield ChunkTask(index, part, unit, policy, empty_ref, window, identity, beside)
 
 
 def task_fingerprint(task: ChunkTask) -> str:
@@ -76,7 +94,7 @@ def task_fingerprint(task: ChunkTask) -> str:
     completion marker is reused only by a chunk with the same fingerprint."""
     h = hashlib.sha256()
     h.update(pickle.dumps((task.index, task.unit, task.policy.name, task.policy.steps, task.empty_ref, task.window,
-                           task.identity), protocol=5))
+                           task.identity, task.beside), protocol=5))
     for p in task.pairs:
         h.update(pickle.dumps(tuple(p), protocol=5))
     return h.hexdigest()
@@ -88,8 +106,20 @@ def prepare_chunk(task: ChunkTask) -> Prepared:
     rows, skipped = align_lines(pairs, task.unit, task.policy, task.empty_ref, edits=True, offsets=False)
     contexts, spans = line_contexts(rows, task.window)
     keys = tuple(JudgedEditStore.key(task.identity, c) for c in contexts)
+    words, pages = _beside(pairs, task)
     return Prepared(task.index, tuple(r._replace(alignment=None) for r in rows), tuple(skipped), tuple(contexts),
-                    tuple(spans), keys)
+                    tuple(spans), keys, words, pages)
+
+
+def _beside(pairs: Sequence[Pair], task: ChunkTask) -> tuple[Any, Any]:
+    """The chunk's WER words and page scores, as the task asks (every pair, skipped ones too, as
+    :func:`semcer.api.evaluation.word_errors` and :func:`~semcer.api.evaluation.page_scores` take them)."""
+    b, pol = task.beside, task.policy
+    words = None if b.tokenizer is None else tuple(
+        (p.id, p.doc, line_words(p.ref, p.hyp, b.tokenizer, pol, p.lang)) for p in pairs)
+    pages = None if not b.page_score else tuple(
+        (p.id, line_assignment_cer(p.ref, p.hyp, unit=task.unit, policy=pol)) for p in pairs)
+    return words, pages
 
 
 @cache(maxsize=4)

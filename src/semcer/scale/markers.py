@@ -26,7 +26,8 @@ from semcer.store.cached import CacheStats
 class ChunkOutcome:
     """A finished chunk: its rows (statistics with severity masses, no edits), skipped ids, the
     distinct edits it judged first (key, judgement), its store counters and its candidates for the
-    top list (the chunk's own top ``n``: the corpus top ``n`` is among the chunks' ones)."""
+    top list (the chunk's own top ``n``: the corpus top ``n`` is among the chunks' ones), and what is
+    measured beside CER (``--wer``, ``--page-score``)."""
 
     index: int
     fingerprint: str
@@ -35,6 +36,8 @@ class ChunkOutcome:
     new: tuple[tuple[str, Judgement], ...]
     cache: CacheStats
     top: tuple[Any, ...]
+    words: tuple[Any, ...] | None = None  # WER words of the chunk's pairs (Prepared.words), when asked
+    pages: tuple[Any, ...] | None = None  # page scores of the chunk's pairs (Prepared.pages), when asked
 
 
 class Markers:

@@ -21,22 +21,24 @@ from __future__ import annotations
 import contextlib
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from semcer.alignment.context import EditContext
 from semcer.alignment.engine import Pair, check_empty_ref
 from semcer.alignment.line import LineResult
-from semcer.api.evaluation import opened_judge, opened_store
+from semcer.api.evaluation import PageScores, opened_judge, opened_store
 from semcer.errors import InputError, SemcerError
 from semcer.judges.base import JudgeBase
 from semcer.judges.distribution import Judgement
 from semcer.metrics.aggregate import aggregate
+from semcer.metrics.fca import LineAssignment
 from semcer.metrics.results import Evaluation, Unmatched
 from semcer.metrics.signature import Signature
 from semcer.metrics.spans import judged_spans
+from semcer.metrics.wer import WerResult, WerTally
 from semcer.reports.progress import JudgeBar, judge_bar, line_bar
-from semcer.scale.chunks import DEFAULT_CHUNK_LINES, ChunkTask, Prepared, chunk_tasks, task_fingerprint
+from semcer.scale.chunks import CER_ONLY, DEFAULT_CHUNK_LINES, Beside, ChunkTask, Prepared, chunk_tasks, task_fingerprint
 from semcer.scale.executors import InlineExecutor, PoolExecutor
 from semcer.scale.markers import ChunkOutcome, Markers
 from semcer.scale.ranking import EditSpill, TopList, edit_rank, span_rank
@@ -72,19 +74,23 @@ class StreamSettings:
 @dataclass(frozen=True)
 class Streamed:
     """A streamed run: the evaluation (its ``judged`` left out), the top list (edits or spans, most
-    severe first) and the number of edits written to the edit list (None without one)."""
+    severe first), the number of edits written to the edit list (None without one), and WER and
+    the page scores when they were asked for (:class:`semcer.scale.chunks.Beside`)."""
 
     evaluation: Evaluation
     top: tuple[Any, ...]
     edits_written: int | None
+    wer: WerResult | None = None
+    pages: PageScores | None = None
 
 
 def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme", policy: str | TextPolicy | None = None,
                  empty_ref: str = "error", judge: Any, store: Any = None, unmatched: Unmatched | None = None,
                  settings: StreamSettings = StreamSettings(), progress: bool = False,
-                 before_edits: Callable[[Streamed], None] | None = None) -> Streamed:
+                 before_edits: Callable[[Streamed], None] | None = None, beside: Beside = CER_ONLY) -> Streamed:
     """Score ``pairs`` (a sequence, or a :class:`semcer.scale.reading.JsonlSource`) with ``judge`` in
-    chunks (see the module documentation).
+    chunks (see the module documentation); ``beside`` asks for WER and the page scores in the same
+    pass, equal to :func:`semcer.api.evaluation.word_errors` and ``page_scores`` over the same pairs.
 
     ``before_edits(result)`` is called with the result before the edit list is written (so that a
     caller can emit the score first: a failing edit list cannot lose it)."""
@@ -100,15 +106,16 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
     with opened_judge(judge) as j, opened_store(store) as st, contextlib.ExitStack() as stack:
         folder = settings.work_dir or stack.enter_context(tempfile.TemporaryDirectory(prefix="semcer-stream-"))
         run = _Run(j, st, settings, folder, progress, len(pairs), stack)
+        run.beside = _Beside(beside, pol, unit)
         tasks = chunk_tasks(pairs, settings.chunk_lines, unit=unit, policy=pol, empty_ref=empty_ref,
-                            window=j.context_window, identity=j.identity)
+                            window=j.context_window, identity=j.identity, beside=beside)
         n_chunks = -(-len(pairs) // settings.chunk_lines)
         run.execute(tasks, n_chunks)
         result = run.result(Signature.build(unit, pol, empty_ref, j.identity), unmatched or Unmatched())
         if before_edits is not None:
             before_edits(result)
         if run.spill is not None and settings.edits:
-            result = Streamed(result.evaluation, result.top, run.spill.merge_into(settings.edits, n_chunks))
+            result = replace(result, edits_written=run.spill.merge_into(settings.edits, n_chunks))
         return result
 
 
@@ -121,6 +128,7 @@ class _Run:
         self.markers = Markers(folder) if settings.work_dir else None
         self.spill = EditSpill(folder) if settings.edits else None
         self.executor: Any = None
+        self.beside = _Beside(CER_ONLY, get_policy(None), "grapheme")
         self._langs: dict[str, str] = {}
         self._last_doc = ""
         self.rows: list[Any] = []
@@ -188,7 +196,7 @@ class _Run:
         outcome = ChunkOutcome(prep.index, self._fingerprint(task) if self.markers else "",
                                tuple(tuple.__new__(LineResult, (r[0], r[1], r[2], r[3], None, None)) for r in rows),
                                prep.skipped, fresh, cache,
-                               tuple(self._candidates(judged)))
+                               tuple(self._candidates(judged)), prep.words, prep.pages)
         if self.markers is not None:
             self.markers.save(outcome)
         return outcome
@@ -225,6 +233,7 @@ class _Run:
                                 c.failures + d.failures, c.corrupt + d.corrupt, c.stale + d.stale,
                                 c.overwritten + d.overwritten)
         self.top.offer(outcome.top)
+        self.beside.fold(outcome)
         if self.line_bar is not None:
             self.line_bar(lines)
 
@@ -249,7 +258,35 @@ class _Run:
             stats = self.executor.stats
         ev = Evaluation(signature, tuple(rows), agg, tuple(self.skipped), None,
                         judge_run(self.judge, self.cache, stats), unmatched)
-        return Streamed(ev, tuple(self.top.items()), None)
+        return Streamed(ev, tuple(self.top.items()), None, *self.beside.results())
+
+
+class _Beside:
+    """The parent's sums of what is measured beside CER: the WER tally, the page scores so far."""
+
+    def __init__(self, beside: Beside, policy: TextPolicy, unit: Unit) -> None:
+        self.tally = None if beside.tokenizer is None else WerTally(beside.tokenizer, policy)
+        self.page_score, self.policy, self.unit = beside.page_score, policy, unit
+        self.page_ids: list[str] = []
+        self.pages: list[LineAssignment] = []
+
+    def fold(self, outcome: ChunkOutcome) -> None:
+        if self.tally is not None:
+            if outcome.words is None:
+                raise SemcerError("a finished chunk has no WER words: start again without the work folder's markers")
+            for line_id, doc, words in outcome.words:
+                self.tally.add(line_id, doc, words)
+        if self.page_score:
+            if outcome.pages is None:
+                raise SemcerError("a finished chunk has no page scores: start again without the work folder's markers")
+            for line_id, page in outcome.pages:
+                self.page_ids.append(line_id)
+                self.pages.append(page)
+
+    def results(self) -> tuple[WerResult | None, PageScores | None]:
+        wer = None if self.tally is None else self.tally.result()
+        pages = PageScores(tuple(self.page_ids), tuple(self.pages), self.unit, self.policy.name) if self.page_score else None
+        return wer, pages
 
 
 class _Precomputed(JudgeBase):
