@@ -53,7 +53,7 @@ from semcer.io.pairing import pair_collections
 from semcer.judges.distribution import LEVELS, RATINGS
 from semcer.metrics.breakdown import breakdown
 from semcer.metrics.results import Evaluation
-from semcer.metrics.spans import JudgedSpan, span_groups
+from semcer.metrics.spans import JudgedSpan, span_groups, span_key
 from semcer.statistics.ranking import top_of_list
 from semcer.store.judging import JudgedEdit
 from semcer.text.policy import TextPolicy, get_policy
@@ -92,6 +92,30 @@ class Limits:
                                                "differ", "text_budget")}
 
 
+@dataclass(frozen=True)
+class EditDigest:
+    """What a report needs of a run's judged edits when the run did not keep them (a streamed run,
+    :mod:`semcer.scale.pipeline`): the severity histogram's counts (:func:`severity_bins`), the
+    failed edits, the most severe error spans (most severe first, at least ``Limits.spans``) and how
+    many spans there are, the severities of the reader-rated edits (by edit id), and the line view
+    (``view(k)`` -> segments of line ``k``, with ``available`` and ``prepare(ks)``)."""
+
+    bins: tuple[int, ...]
+    failed: int
+    spans: tuple[JudgedSpan, ...]
+    span_total: int
+    rated: Mapping[str, float]
+    line_view: Any
+
+
+def severity_bins(severities: Iterable[float]) -> list[int]:
+    """Edits per severity bin (:data:`SEVERITY_BINS` bins of equal width over [0, 1], the last closed)."""
+    counts = [0] * SEVERITY_BINS
+    for v in severities:
+        counts[min(int(v * SEVERITY_BINS), SEVERITY_BINS - 1)] += 1
+    return counts
+
+
 # ---------------------------------------------------------------------------------------------
 # What each system contributes, whatever the source (an Evaluation, or a score JSON)
 
@@ -115,6 +139,7 @@ class _System:
     edit_severities: Callable[[], dict[str, float]] | None = None  # edit id -> severity (the top-of-list curve)
     line_view: Any = None  # callable(k) -> segments or None, with .available (and .prepare(ks))
     languages: list[dict[str, Any]] | None = None  # per language, when given rather than computed from the lines
+    bins: list[int] | None = None  # instead of severities: only their histogram's counts (severity_bins)
 
 
 def _corpus_numbers(ev: Evaluation) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -128,12 +153,15 @@ def _corpus_numbers(ev: Evaluation) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def evaluation_report(ev: Evaluation, *, name: str = "system", references: str = "", limits: Limits = Limits(),
                       ratings: Mapping[str, float] | None = None, pairs: Any = None, policy: str | TextPolicy | None = None,
-                      title: str | None = None) -> dict[str, Any]:
+                      title: str | None = None, digest: EditDigest | None = None) -> dict[str, Any]:
     """The report data of one scored system. The line view needs the lines' alignments: an
     evaluation made with ``edits=True`` has them; otherwise give ``pairs`` (a
     :class:`semcer.io.pairing.Paired`) and the ``policy`` it was scored with, and the shown lines are
-    aligned again (the same alignment: it is deterministic)."""
+    aligned again (the same alignment: it is deterministic); or, for a run that kept no edits, its
+    :class:`EditDigest` (which has its own line view)."""
     system = _from_evaluation(ev, name, pairs, policy)
+    if digest is not None:
+        _digested(system, digest)
     ids = [(r.id, r.doc, r.lang) for r in ev.lines]
     return _assemble([system], ids, str(ev.signature), ev.signature.fields(), limits, ratings, None,
                      kind="score", title=title, references=references, notes=_evaluation_notes(ev))
@@ -276,6 +304,13 @@ def _from_evaluation(ev: Evaluation, name: str, pairs: Any, policy: str | TextPo
     return system
 
 
+def _digested(system: _System, d: EditDigest) -> None:
+    system.bins, system.failed = list(d.bins), d.failed
+    system.spans, system.span_total = (lambda: d.spans), d.span_total
+    system.edit_severities = lambda: dict(d.rated)
+    system.line_view = d.line_view
+
+
 class _EvaluationLines:
     """The aligned segments of a line of an evaluation, by its index (from the kept alignment, or
     by aligning the pair again)."""
@@ -315,10 +350,10 @@ class _EvaluationLines:
             return None  # not the alignment that was judged (cannot happen with the same inputs)
         marks = [(j.judgement.severity, j.judgement.mode, j.judgement.edit_class) for j in judged] or \
             [(None, None, "")] * len(edits)
-        return _segments(al.ref_units, edits, marks)
+        return line_segments(al.ref_units, edits, marks)
 
 
-def _segments(ref_units: Sequence[str], edits: Sequence[Any], marks: Sequence[tuple[Any, Any, str]]) -> list[Any]:
+def line_segments(ref_units: Sequence[str], edits: Sequence[Any], marks: Sequence[tuple[Any, Any, str]]) -> list[Any]:
     """A line as matched text (strings) and edits ([op, ref_unit, hyp_unit, severity, level, class])."""
     segs: list[Any] = []
     rp = 0
@@ -550,7 +585,8 @@ def _top_spans(systems: list[_System], index: Mapping[str, int], limits: Limits)
     def keyed(si: int, spans: Iterable[Any]) -> Iterator[tuple[tuple[tuple[bool, float, float], int], int, Any]]:
         for sp in spans:
             counts[si] += 1
-            yield (sp.key if isinstance(sp, _LazySpan) else sp["_key"], next(counter)), si, sp
+            key = sp.key if isinstance(sp, _LazySpan) else span_key(sp) if isinstance(sp, JudgedSpan) else sp["_key"]
+            yield (key, next(counter)), si, sp
 
     streams = [keyed(si, s.spans()) for si, s in enumerate(systems) if s.spans is not None]
     top = heapq.nsmallest(limits.spans, itertools.chain.from_iterable(streams), key=lambda t: t[0])
@@ -628,7 +664,7 @@ def _plots(systems: list[_System], languages: list[dict[str, Any]], limits: Limi
            ratings: Mapping[str, float] | None, missing: list[str], notes: list[str]) -> list[dict[str, Any]]:
     plots: list[dict[str, Any]] = []
     if any(s.judged for s in systems):
-        if all(s.severities is not None for s in systems):
+        if all(s.severities is not None or s.bins is not None for s in systems):
             plots.append(_severity_plot(systems))
         else:
             missing.append("the severity distribution: it needs every edit's severity (a score JSON written with "
@@ -653,9 +689,7 @@ def _severity_plot(systems: list[_System]) -> dict[str, Any]:
     """Share of each system's edits per severity bin (20 bins of 0.05)."""
     series = []
     for s in systems:
-        counts = [0] * SEVERITY_BINS
-        for v in s.severities or ():
-            counts[min(int(v * SEVERITY_BINS), SEVERITY_BINS - 1)] += 1
+        counts = s.bins if s.bins is not None else severity_bins(s.severities or ())
         n = sum(counts)
         series.append({"name": s.name, "values": [c / n if n else 0.0 for c in counts], "n": n, "failed": s.failed})
     return {"id": "severity", "kind": "histogram", "title": "Severity of each edit",

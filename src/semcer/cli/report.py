@@ -117,14 +117,16 @@ def _limits(args: argparse.Namespace) -> Any:
     return Limits(lines=args.report_lines, spans=args.report_spans)
 
 
-def report_score(args: argparse.Namespace, result: Any, *, references: str, system: str) -> None:
-    """The report of one scored system (`semcer score --html/--plots`), when asked for."""
+def report_score(args: argparse.Namespace, result: Any, *, references: str, system: str, digest: Any = None) -> None:
+    """The report of one scored system (`semcer score --html/--plots`), when asked for (``digest``:
+    what a streamed run kept of its edits for it)."""
     if not wanted(args):
         return
     from semcer.api.report import evaluation_report
 
     data = evaluation_report(result, name=system, references=references, limits=_limits(args),
-                             ratings=getattr(args, "report_ratings", None), title=getattr(args, "title", None))
+                             ratings=getattr(args, "report_ratings", None), title=getattr(args, "title", None),
+                             digest=digest)
     write_report(args, data)
 
 

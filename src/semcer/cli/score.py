@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from semcer.api import evaluate
@@ -32,6 +33,7 @@ from semcer.reports.text import LEVEL_LEGEND, render_evaluation, render_top_edit
 from semcer.scale.chunks import Beside
 from semcer.scale.pipeline import Streamed, score_stream, unmatched_of
 from semcer.scale.reading import jsonl_source
+from semcer.scale.report_fold import ReportAsk
 
 HELP = f"""\
 Compute CER and semCER of HYPS against REFS.
@@ -87,10 +89,12 @@ def run(args: argparse.Namespace) -> int:
     check_paths(args, {"REFS": args.refs, "HYPS": args.hyps})  # before any work
     check_report_options(args)
     settings = scale_from_args(args, top=0 if args.json else args.top, by_edit=args.by_edit, edits=args.edits)
+    if wanted(args):  # the report: what it shows, kept chunk by chunk
+        settings = replace(settings, report=ReportAsk(args.report_spans, frozenset(args.report_ratings or ())))
     if args.edits:
         check_edits_path(args.edits)
     steps = Steps(args)
-    whole = bool(args.spans or wanted(args))  # these need every edit with its alignment: one pass in memory
+    whole = bool(args.spans)  # the JSON's spans and line rows need every edit with its alignment: one pass in memory
     source = None if whole else jsonl_source(
         args.refs, args.hyps, formats=(args.format, args.ref_format, args.hyp_format), lang=getattr(args, "lang", None))
     with steps.step("read and paired the inputs"):
@@ -104,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
                                 store=args.store, unmatched=None if paired is None else unmatched_of(paired),
                                 settings=settings, progress=show_progress(args),
                                 before_edits=lambda s: _emit_streamed(args, s, steps), beside=_beside(args))
+    report_score(args, streamed.evaluation, references=args.refs, system=args.hyps, digest=streamed.digest)
     return 1 if streamed.evaluation.judge_summary.get("failures") else 0
 
 

@@ -104,8 +104,13 @@ def span_ids(judged: Sequence[JudgedEdit]) -> list[str]:
     return out
 
 
+def span_key(s: JudgedSpan) -> tuple[bool, float, float]:
+    """The sort key of :func:`ranked_spans` (smallest first)."""
+    return (s.severity is None, -(s.max_severity or 0.0), -(s.severity or 0.0))
+
+
 def ranked_spans(spans: Sequence[JudgedSpan] | Iterator[JudgedSpan]) -> list[JudgedSpan]:
     """Spans most damaging first: by their worst edit (a digit that silently became another ranks
     above a long stretch of obvious garbage), then by summed severity; failed spans last; ties keep
     corpus order."""
-    return sorted(spans, key=lambda s: (s.severity is None, -(s.max_severity or 0.0), -(s.severity or 0.0)))
+    return sorted(spans, key=span_key)

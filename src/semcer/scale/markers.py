@@ -38,6 +38,7 @@ class ChunkOutcome:
     top: tuple[Any, ...]
     words: tuple[Any, ...] | None = None  # WER words of the chunk's pairs (Prepared.words), when asked
     pages: tuple[Any, ...] | None = None  # page scores of the chunk's pairs (Prepared.pages), when asked
+    report: Any = None  # the chunk's part of the report (semcer.scale.report_fold.ChunkDigest), when asked
 
 
 class Markers:

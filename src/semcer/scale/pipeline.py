@@ -28,6 +28,7 @@ from semcer.alignment.context import EditContext
 from semcer.alignment.engine import Pair, check_empty_ref
 from semcer.alignment.line import LineResult
 from semcer.api.evaluation import PageScores, opened_judge, opened_store
+from semcer.api.report import EditDigest
 from semcer.errors import InputError, SemcerError
 from semcer.judges.base import JudgeBase
 from semcer.judges.distribution import Judgement
@@ -43,6 +44,7 @@ from semcer.scale.executors import InlineExecutor, PoolExecutor
 from semcer.scale.markers import ChunkOutcome, Markers
 from semcer.scale.ranking import EditSpill, TopList, edit_rank, span_rank
 from semcer.scale.reading import JsonlSource
+from semcer.scale.report_fold import ReportAsk, ReportFold, StreamedLines, chunk_digest
 from semcer.store.cached import CacheStats, judge_cached
 from semcer.store.judging import judge_run, with_judgements
 from semcer.store.sqlite import JudgedEditStore
@@ -69,6 +71,7 @@ class StreamSettings:
     by_edit: bool = False
     edits: str | None = None
     work_dir: str | None = None
+    report: ReportAsk | None = None  # what the HTML report and plots need (semcer.scale.report_fold)
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,7 @@ class Streamed:
     edits_written: int | None
     wer: WerResult | None = None
     pages: PageScores | None = None
+    digest: EditDigest | None = None  # for the report, when settings.report asked for it
 
 
 def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme", policy: str | TextPolicy | None = None,
@@ -114,6 +118,10 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
         result = run.result(Signature.build(unit, pol, empty_ref, j.identity), unmatched or Unmatched())
         if before_edits is not None:
             before_edits(result)
+        if run.report is not None:
+            view = StreamedLines(pairs, run.rows, unit=unit, policy=pol, window=j.context_window, identity=j.identity,
+                                 judgements=run.seen)
+            result = replace(result, digest=run.report.digest(view))
         if run.spill is not None and settings.edits:
             result = replace(result, edits_written=run.spill.merge_into(settings.edits, n_chunks))
         return result
@@ -129,6 +137,7 @@ class _Run:
         self.spill = EditSpill(folder) if settings.edits else None
         self.executor: Any = None
         self.beside = _Beside(CER_ONLY, get_policy(None), "grapheme")
+        self.report = None if settings.report is None else ReportFold(settings.report)
         self._langs: dict[str, str] = {}
         self._last_doc = ""
         self.rows: list[Any] = []
@@ -173,7 +182,8 @@ class _Run:
         return done
 
     def _fingerprint(self, task: ChunkTask) -> str:
-        return f"{task_fingerprint(task)}:top={self.settings.top}:by_edit={self.settings.by_edit}"
+        report = "" if self.settings.report is None else f":{self.settings.report.fingerprint()}"
+        return f"{task_fingerprint(task)}:top={self.settings.top}:by_edit={self.settings.by_edit}{report}"
 
     def _finish(self, prep: Prepared, task: ChunkTask, executor: Any) -> ChunkOutcome:
         """Judge a prepared chunk's distinct new edits and build its outcome (marker written)."""
@@ -189,14 +199,15 @@ class _Run:
         fresh_sev = {k: j.severity for k, j in fresh}
         severities = [fresh_sev[k] if k in fresh_sev else sev[k] for k in prep.keys]
         rows, judged = with_judgements(prep.rows, prep.contexts, prep.spans, every,
-                                       keep=bool(self.settings.top or self.spill), severities=severities)
+                                       keep=bool(self.settings.top or self.spill or self.report), severities=severities)
         cache.total = len(prep.contexts)
         if self.spill is not None:
             self.spill.write(prep.index, judged)
         outcome = ChunkOutcome(prep.index, self._fingerprint(task) if self.markers else "",
                                tuple(tuple.__new__(LineResult, (r[0], r[1], r[2], r[3], None, None)) for r in rows),
                                prep.skipped, fresh, cache,
-                               tuple(self._candidates(judged)), prep.words, prep.pages)
+                               tuple(self._candidates(judged)), prep.words, prep.pages,
+                               None if self.settings.report is None else chunk_digest(judged, self.settings.report))
         if self.markers is not None:
             self.markers.save(outcome)
         return outcome
@@ -234,6 +245,10 @@ class _Run:
                                 c.overwritten + d.overwritten)
         self.top.offer(outcome.top)
         self.beside.fold(outcome)
+        if self.report is not None:
+            if outcome.report is None:
+                raise SemcerError("a finished chunk has no report digest: start again without the work folder's markers")
+            self.report.fold(outcome.report)
         if self.line_bar is not None:
             self.line_bar(lines)
 

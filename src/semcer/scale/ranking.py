@@ -20,6 +20,7 @@ from typing import Any
 
 from semcer.atomic import atomic_write
 from semcer.io.edits import ranked_rows, write_edit_rows
+from semcer.metrics.spans import span_key
 
 
 def edit_rank(j: Any) -> tuple[bool, float]:
@@ -29,7 +30,7 @@ def edit_rank(j: Any) -> tuple[bool, float]:
 
 def span_rank(s: Any) -> tuple[bool, float, float]:
     """The sort key of :func:`semcer.metrics.spans.ranked_spans`."""
-    return (s.severity is None, -(s.max_severity or 0.0), -(s.severity or 0.0))
+    return span_key(s)
 
 
 def _row_rank(r: dict[str, Any]) -> tuple[bool, float]:
