@@ -20,6 +20,7 @@ from semcer.io.collections import read_collection
 from semcer.io.edits import edit_id
 from semcer.io.pairing import pair_collections
 from semcer.judges import resolve_judge
+from semcer.reports.html import render
 from semcer.scale.pipeline import StreamSettings, score_stream, unmatched_of
 from semcer.scale.report_fold import ReportAsk
 
@@ -68,20 +69,21 @@ def test_the_histogram_counts_every_judged_edit_once(paired, judge, whole):
     assert severity_bins([0.0, 0.049, 0.05, 0.5, 0.999, 1.0]) == [2, 1] + [0] * 8 + [1] + [0] * 8 + [2]
 
 
-def test_cli_html_streams_with_workers_and_equals_the_in_memory_report(tmp_path, capsys, monkeypatch):
-    """`semcer score --html` reads the .jsonl inputs a chunk at a time (never whole) with two workers,
-    and writes the page `semcer report REFS SYS --html` writes from an in-memory run."""
-    want, got = tmp_path / "want.html", tmp_path / "got.html"
-    assert semcer.cli.main(["report", str(REFS), str(HYPS), "--html", str(want), "--report-spans", "40",
-                            "--report-lines", "25"]) == 0
-    capsys.readouterr()
+def test_cli_html_streams_with_workers_and_equals_the_in_memory_report(judge, whole, tmp_path, capsys, monkeypatch):
+    """`semcer score --html` and `semcer report REFS SYS --html` read the .jsonl inputs a chunk at a
+    time (never whole), with two workers, and write the page the in-memory API writes from an
+    evaluation that kept every edit."""
+    limits = Limits(lines=25, spans=40)
+    want = render(evaluation_report(whole, name=str(HYPS), references=str(REFS), limits=limits))
 
-    def whole(*a, **k):
+    def read_whole(*a, **k):
         raise AssertionError("the inputs were read whole")
 
-    monkeypatch.setattr(semcer.cli.score, "load_pairs", whole)
-    assert semcer.cli.main(["score", str(REFS), str(HYPS), "--html", str(got), "--report-spans", "40",
-                            "--report-lines", "25", "--workers", "2", "--chunk-lines", "50", "--json", "--quiet"]) == 0
-    score = json.loads(capsys.readouterr().out)
-    assert score["corpus"]["lines"] == 240
-    assert got.read_bytes() == want.read_bytes()
+    monkeypatch.setattr(semcer.cli.score, "load_pairs", read_whole)
+    got, again = tmp_path / "got.html", tmp_path / "again.html"
+    sizes = ["--report-spans", "40", "--report-lines", "25", "--workers", "2", "--chunk-lines", "50"]
+    assert semcer.cli.main(["score", str(REFS), str(HYPS), "--html", str(got), *sizes, "--json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["corpus"]["lines"] == 240
+    assert semcer.cli.main(["report", str(REFS), str(HYPS), "--html", str(again), *sizes, "--quiet"]) == 0
+    assert got.read_text(encoding="utf-8") == want
+    assert again.read_text(encoding="utf-8") == want

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import copy
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +15,9 @@ from semcer.cli.options import (
     add_comparison_options,
     add_input_options,
     add_judge_options,
+    add_scale_options,
     check_int,
-    judge_from_args,
+    scale_from_args,
     show_progress,
 )
 from semcer.errors import SemcerError
@@ -195,6 +196,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_comparison_options(p, scope="compare: ")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     add_judge_options(p)
+    add_scale_options(p)
     p.set_defaults(func=run)
 
 
@@ -225,22 +227,34 @@ def _from_json(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from semcer.api import evaluate
     from semcer.api.report import evaluation_report
-    from semcer.cli.common import batch_work, load_pairs
 
     one = copy.copy(args)
     one.hyps = args.hyps[0]
-    paired = load_pairs(one)
     name = args.names.split(",")[0] if args.names else one.hyps
-    judge = None if args.no_judge else judge_from_args(args)
-    with judge if judge is not None else contextlib.nullcontext(), batch_work(judge):
-        result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
-                          store=args.store, edits=True, progress=show_progress(args))
+    if args.no_judge:
+        result, digest = _cer_only(one), None
+    else:  # streamed, as `semcer score --html` (cli.score imports this module: imported here)
+        from semcer.cli.common import Steps
+        from semcer.cli.score import stream_scored
+        from semcer.scale.report_fold import ReportAsk
+
+        settings = replace(scale_from_args(one, top=0, by_edit=False, edits=None),
+                           report=ReportAsk(args.report_spans, frozenset(args.report_ratings or ())))
+        streamed = stream_scored(one, settings, Steps(one))
+        result, digest = streamed.evaluation, streamed.digest
     data = evaluation_report(result, name=name, references=args.refs, limits=_limits(args), ratings=args.report_ratings,
-                             title=args.title)
+                             title=args.title, digest=digest)
     write_report(args, data, announce=True)
     return 1 if result.judge_summary.get("failures") else 0
+
+
+def _cer_only(args: argparse.Namespace) -> Any:
+    from semcer.api import evaluate
+    from semcer.cli.common import load_pairs
+
+    return evaluate(load_pairs(args), unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=None,
+                    edits=True, progress=show_progress(args))
 
 
 def _compare(args: argparse.Namespace) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -30,7 +30,7 @@ from semcer.io.json import dumps, emit
 from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
 from semcer.metrics.spans import judged_spans, ranked_spans
 from semcer.reports.text import LEVEL_LEGEND, render_evaluation, render_top_edits, render_top_spans
-from semcer.scale.chunks import Beside
+from semcer.scale.chunks import CER_ONLY, Beside
 from semcer.scale.pipeline import Streamed, score_stream, unmatched_of
 from semcer.scale.reading import jsonl_source
 from semcer.scale.report_fold import ReportAsk
@@ -94,22 +94,30 @@ def run(args: argparse.Namespace) -> int:
     if args.edits:
         check_edits_path(args.edits)
     steps = Steps(args)
-    whole = bool(args.spans)  # the JSON's spans and line rows need every edit with its alignment: one pass in memory
-    source = None if whole else jsonl_source(
-        args.refs, args.hyps, formats=(args.format, args.ref_format, args.hyp_format), lang=getattr(args, "lang", None))
-    with steps.step("read and paired the inputs"):
-        paired = load_pairs(args) if source is None else None
-    if paired is not None and whole:
+    if args.spans:  # the JSON's spans and line rows need every edit with its alignment: one pass in memory
+        with steps.step("read and paired the inputs"):
+            paired = load_pairs(args)
         return _run_whole(args, paired, steps)
-    n = len(source) if source is not None else len(paired.pairs)  # type: ignore[union-attr]
-    with judge_from_args(args) as judge, batch_work(judge), steps.step(f"aligned and judged {n} {item_name(args)}"):
-        streamed = score_stream(source if source is not None else paired.pairs,  # type: ignore[union-attr]
-                                unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
-                                store=args.store, unmatched=None if paired is None else unmatched_of(paired),
-                                settings=settings, progress=show_progress(args),
-                                before_edits=lambda s: _emit_streamed(args, s, steps), beside=_beside(args))
+    streamed = stream_scored(args, settings, steps, before_edits=lambda s: _emit_streamed(args, s, steps),
+                             beside=_beside(args))
     report_score(args, streamed.evaluation, references=args.refs, system=args.hyps, digest=streamed.digest)
     return 1 if streamed.evaluation.judge_summary.get("failures") else 0
+
+
+def stream_scored(args: argparse.Namespace, settings: Any, steps: Steps, *,
+                  before_edits: Callable[[Streamed], None] | None = None, beside: Beside = CER_ONLY) -> Streamed:
+    """Score ``args.refs`` against ``args.hyps`` (one system) with the judge the options name,
+    streamed: two plain .jsonl files are read a chunk at a time, anything else read whole first."""
+    source = jsonl_source(args.refs, args.hyps, formats=(args.format, args.ref_format, args.hyp_format),
+                          lang=getattr(args, "lang", None))
+    with steps.step("read and paired the inputs"):
+        paired = load_pairs(args) if source is None else None
+    pairs: Any = source if source is not None else paired.pairs  # type: ignore[union-attr]
+    with judge_from_args(args) as judge, batch_work(judge), \
+            steps.step(f"aligned and judged {len(pairs)} {item_name(args)}"):
+        return score_stream(pairs, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
+                            store=args.store, unmatched=None if paired is None else unmatched_of(paired),
+                            settings=settings, progress=show_progress(args), before_edits=before_edits, beside=beside)
 
 
 def _beside(args: argparse.Namespace) -> Beside:
