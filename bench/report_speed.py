@@ -2,13 +2,17 @@
 
     python bench/report_speed.py                 # 100,000 lines (bench/make_corpus.py's corpus, built if missing)
     python bench/report_speed.py --lines 10000   # a smaller prefix of the same stream
-    python bench/report_speed.py --cli           # also time the whole `semcer report` command
+    python bench/report_speed.py --cli           # also time whole `semcer report` / `semcer score --html` commands
 
 It scores the corpus with the default judge (timed on its own: that is `semcer score`'s work), then
 times what the report adds: building the report data from the evaluation (the spans ranked over
 every edit, the most severe lines aligned, the per-language breakdown, the plots' data), drawing the
 page and writing it. It prints both times and the file's size, and exits 1 when the report's own
-time passes --max-seconds (30) or its size --max-mb (20).
+time passes --max-seconds (30) or its size --max-mb (20). With ``--cli`` it also runs whole
+commands, cold, each a fresh process with no store: `semcer report REFS HYPS --html FILE` and
+`semcer score REFS HYPS --html FILE` with ``--workers 1`` and ``--workers 2`` (both stream the corpus:
+memory holds the report's limits, not every edit), with wall time and peak RSS (the largest sum
+over the process tree, sampled from /proc every 0.2 s).
 
 **How the size is bounded.** The page holds at most ``--report-spans`` error spans (2,000 by
 default), each with at most 60 graphemes of context on each side and 200 of its own text; at most
@@ -21,8 +25,6 @@ a 100,000-line report weighs about what a 10,000-line one does.
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -72,13 +74,14 @@ def main(argv: list[str] | None = None) -> int:
             t_page = time.perf_counter() - t0
             size = out.stat().st_size
 
-            t_cli = None
+            cli = []
             if args.cli:
-                env = {**os.environ, "PYTHONPATH": str(HERE.parent / "src")}
-                t0 = time.perf_counter()
-                subprocess.run([sys.executable, "-m", "semcer", "report", str(refs), str(hyps), "--html",
-                                str(Path(tmp) / "cli.html"), "-q"], check=True, env=env, stdout=subprocess.DEVNULL)
-                t_cli = time.perf_counter() - t0
+                html = str(Path(tmp) / "cli.html")
+                for name, cmd in (("semcer report REFS HYPS --html FILE", ["report", str(refs), str(hyps), "--html", html]),
+                                  *((f"semcer score REFS HYPS --html FILE --workers {w}",
+                                     ["score", str(refs), str(hyps), "--html", html, "--workers", str(w), "--json",
+                                      "-o", str(Path(tmp) / "s.json")]) for w in (1, 2))):
+                    cli.append((name, *_whole_process(cmd)))
 
     t_report = t_data + t_page
     print(f"corpus: {ev.corpus.lines:,} lines, {ev.corpus.edits:,} edits, {data['span_total']:,} error spans, "
@@ -88,11 +91,19 @@ def main(argv: list[str] | None = None) -> int:
           f"(limit {args.max_seconds:g} s)")
     print(f"page size: {size / 1e6:.2f} MB (limit {args.max_mb:g} MB): {len(data['spans']):,} spans, "
           f"{len(data['lines']):,} lines in full")
-    if t_cli is not None:
-        print(f"`semcer report` end to end (read, score, report): {t_cli:.1f} s")
+    for name, wall, rss in cli:
+        print(f"`{name}` end to end (read, score, report): {wall:.1f} s, peak RSS {rss} MB (process tree)")
     ok = t_report < args.max_seconds and size < args.max_mb * 1e6
     print("OK" if ok else "FAILED: the report is too slow or too big")
     return 0 if ok else 1
+
+
+def _whole_process(argv: list[str]) -> tuple[float, int]:
+    """Wall time and the peak resident memory (MB, process tree) of one `semcer` command."""
+    import scale  # bench/scale.py: the same /proc sampling as the scale bench
+
+    got = scale.run([sys.executable, "-m", "semcer", *argv, "-q"])
+    return got["wall_s"], got["rss_tree_mb"]
 
 
 if __name__ == "__main__":

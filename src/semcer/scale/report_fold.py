@@ -59,11 +59,9 @@ def chunk_digest(judged: Sequence[JudgedEdit], ask: ReportAsk) -> ChunkDigest:
     """The report's part of a chunk's judged edits (in corpus order)."""
     sev = [j.severity for j in judged]
     ok = [s for s in sev if s is not None]
+    spans = list(judged_spans(judged))
     top = TopList(ask.spans, span_rank)
-    count = 0
-    for span in judged_spans(judged):
-        count += 1
-        top.offer((span,))
+    top.offer(spans)
     rated: list[tuple[str, float]] = []
     if ask.rated:
         for j, s in zip(judged, sev):
@@ -71,7 +69,7 @@ def chunk_digest(judged: Sequence[JudgedEdit], ask: ReportAsk) -> ChunkDigest:
                 eid = edit_id(j.line_id, j.edit.op, j.edit.ref_pos, j.edit.hyp_pos)
                 if eid in ask.rated:
                     rated.append((eid, s))
-    return ChunkDigest(tuple(severity_bins(ok)), len(sev) - len(ok), tuple(top.items()), count, tuple(rated))
+    return ChunkDigest(tuple(severity_bins(ok)), len(sev) - len(ok), tuple(top.items()), len(spans), tuple(rated))
 
 
 class ReportFold:
