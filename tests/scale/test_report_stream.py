@@ -87,3 +87,20 @@ def test_cli_html_streams_with_workers_and_equals_the_in_memory_report(judge, wh
     assert semcer.cli.main(["report", str(REFS), str(HYPS), "--html", str(again), *sizes, "--quiet"]) == 0
     assert got.read_text(encoding="utf-8") == want
     assert again.read_text(encoding="utf-8") == want
+
+
+def test_json_spans_stream_without_lines_and_equal_the_one_pass_block(tmp_path, capsys, monkeypatch):
+    """`--json --spans N` alone streams (the spans block from the chunks' most severe spans); with
+    --lines it runs in memory (each line row gets its edits). The two spans blocks are the same."""
+    assert semcer.cli.main(["score", str(REFS), str(HYPS), "--json", "--lines", "--spans", "30", "--quiet"]) == 0
+    want = json.loads(capsys.readouterr().out)
+
+    def read_whole(*a, **k):
+        raise AssertionError("the inputs were read whole")
+
+    monkeypatch.setattr(semcer.cli.score, "load_pairs", read_whole)
+    assert semcer.cli.main(["score", str(REFS), str(HYPS), "--json", "--spans", "30", "--quiet", "--workers", "2",
+                            "--chunk-lines", "31"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert len(got["spans"]) == 30 and got["spans"] == want["spans"]
+    assert got["corpus"] == want["corpus"] and "lines" not in got

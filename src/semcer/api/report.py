@@ -265,7 +265,7 @@ def score_json_blocks(ev: Evaluation, payload: dict[str, Any], spans: int) -> di
     judged = ev.judged or ()
     sev = [j.judgement.severity for j in judged]
     top = heapq.nsmallest(spans, _lazy_spans(judged, sev), key=lambda sp: sp.key) if spans else []
-    payload["spans"] = [_span_json(sp.build()) for sp in top]
+    payload["spans"] = spans_json(sp.build() for sp in top)
     rows = payload.get("lines")
     if rows is not None:
         k = 0
@@ -280,6 +280,11 @@ def score_json_blocks(ev: Evaluation, payload: dict[str, Any], spans: int) -> di
             ref_at, hyp_at = _offsets(al.ref_units), _offsets(al.hyp_units)
             row["edits"] = [_edit_json(line.id, e, j, ref_at, hyp_at) for e, j in zip(line.edits or (), mine)]
     return payload
+
+
+def spans_json(spans: Iterable[JudgedSpan]) -> list[dict[str, Any]]:
+    """The ``spans`` block of ``semcer score --json --spans N``: each span with its marked pair."""
+    return [_span_json(sp) for sp in spans]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 
 from semcer.api import evaluate
-from semcer.api.report import score_json_blocks
+from semcer.api.report import score_json_blocks, spans_json
 from semcer.cli.common import Steps, batch_work, beside_blocks, beside_cer, check_paths, item_name, load_pairs
 from semcer.cli.options import (
     add_input_options,
@@ -89,12 +89,13 @@ def run(args: argparse.Namespace) -> int:
     check_paths(args, {"REFS": args.refs, "HYPS": args.hyps})  # before any work
     check_report_options(args)
     settings = scale_from_args(args, top=0 if args.json else args.top, by_edit=args.by_edit, edits=args.edits)
-    if wanted(args):  # the report: what it shows, kept chunk by chunk
-        settings = replace(settings, report=ReportAsk(args.report_spans, frozenset(args.report_ratings or ())))
+    if wanted(args) or args.spans:  # the report's and the JSON's spans, kept chunk by chunk
+        spans = max(args.report_spans if wanted(args) else 0, args.spans or 0)
+        settings = replace(settings, report=ReportAsk(spans, frozenset(args.report_ratings or ())))
     if args.edits:
         check_edits_path(args.edits)
     steps = Steps(args)
-    if args.spans:  # the JSON's spans and line rows need every edit with its alignment: one pass in memory
+    if args.spans and args.lines:  # each line row's edits: every edit with its alignment, one pass in memory
         with steps.step("read and paired the inputs"):
             paired = load_pairs(args)
         return _run_whole(args, paired, steps)
@@ -129,7 +130,7 @@ def _emit_streamed(args: argparse.Namespace, streamed: Streamed, steps: Steps) -
     result = streamed.evaluation
     steps.say(f"judge {result.signature.judge}: {result.judge_summary}")
     blocks, extra = beside_blocks(streamed.wer, streamed.pages)
-    _emit_score(args, result, blocks, extra, top=streamed.top)
+    _emit_score(args, result, blocks, extra, top=streamed.top, digest=streamed.digest)
 
 
 def _run_whole(args: argparse.Namespace, paired: Any, steps: Steps) -> int:
@@ -149,11 +150,13 @@ def _run_whole(args: argparse.Namespace, paired: Any, steps: Steps) -> int:
 
 
 def _emit_score(args: argparse.Namespace, result: Any, blocks: dict[str, Any], extra: str, *,
-                top: Sequence[Any] | None) -> None:
+                top: Sequence[Any] | None, digest: Any = None) -> None:
     by = tuple(args.by or ())
     if args.json:
         payload = {**result.to_dict(lines=args.lines, by=by), **blocks}
-        if args.spans:
+        if args.spans and digest is not None:
+            payload["spans"] = spans_json(digest.spans[: args.spans])
+        elif args.spans:
             score_json_blocks(result, payload, args.spans)
         emit(dumps(payload), args.output)
     else:

@@ -116,12 +116,12 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
         n_chunks = -(-len(pairs) // settings.chunk_lines)
         run.execute(tasks, n_chunks)
         result = run.result(Signature.build(unit, pol, empty_ref, j.identity), unmatched or Unmatched())
-        if before_edits is not None:
-            before_edits(result)
         if run.report is not None:
             view = StreamedLines(pairs, run.rows, unit=unit, policy=pol, window=j.context_window, identity=j.identity,
                                  judgements=run.seen)
             result = replace(result, digest=run.report.digest(view))
+        if before_edits is not None:
+            before_edits(result)
         if run.spill is not None and settings.edits:
             result = replace(result, edits_written=run.spill.merge_into(settings.edits, n_chunks))
         return result
