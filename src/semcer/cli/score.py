@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
                                 unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
                                 store=args.store, unmatched=None if paired is None else unmatched_of(paired),
                                 settings=settings, progress=show_progress(args),
-                                before_edits=lambda s: _emit_streamed(args, s, paired, steps))
+                                before_edits=lambda s: _emit_streamed(args, s, paired, steps),
+                                provenance=None if paired is None else paired.provenance)
     return 1 if streamed.evaluation.judge_summary.get("failures") else 0
 
 

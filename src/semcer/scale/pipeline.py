@@ -29,6 +29,7 @@ from semcer.alignment.engine import Pair, check_empty_ref
 from semcer.alignment.line import LineResult
 from semcer.api.evaluation import opened_judge, opened_store
 from semcer.errors import InputError, SemcerError
+from semcer.io.formats.provenance import Provenance
 from semcer.judges.base import JudgeBase
 from semcer.judges.distribution import Judgement
 from semcer.metrics.aggregate import aggregate
@@ -82,9 +83,11 @@ class Streamed:
 def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme", policy: str | TextPolicy | None = None,
                  empty_ref: str = "error", judge: Any, store: Any = None, unmatched: Unmatched | None = None,
                  settings: StreamSettings = StreamSettings(), progress: bool = False,
-                 before_edits: Callable[[Streamed], None] | None = None) -> Streamed:
+                 before_edits: Callable[[Streamed], None] | None = None, provenance: Provenance | None = None
+                 ) -> Streamed:
     """Score ``pairs`` (a sequence, or a :class:`semcer.scale.reading.JsonlSource`) with ``judge`` in
-    chunks (see the module documentation).
+    chunks (see the module documentation); with ``provenance`` (pairs read from page files) every
+    judged edit names its elements, as :func:`semcer.api.evaluation.evaluate` gives them.
 
     ``before_edits(result)`` is called with the result before the edit list is written (so that a
     caller can emit the score first: a failing edit list cannot lose it)."""
@@ -100,6 +103,7 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
     with opened_judge(judge) as j, opened_store(store) as st, contextlib.ExitStack() as stack:
         folder = settings.work_dir or stack.enter_context(tempfile.TemporaryDirectory(prefix="semcer-stream-"))
         run = _Run(j, st, settings, folder, progress, len(pairs), stack)
+        run.provenance = provenance
         tasks = chunk_tasks(pairs, settings.chunk_lines, unit=unit, policy=pol, empty_ref=empty_ref,
                             window=j.context_window, identity=j.identity)
         n_chunks = -(-len(pairs) // settings.chunk_lines)
@@ -121,6 +125,7 @@ class _Run:
         self.markers = Markers(folder) if settings.work_dir else None
         self.spill = EditSpill(folder) if settings.edits else None
         self.executor: Any = None
+        self.provenance: Provenance | None = None
         self._langs: dict[str, str] = {}
         self._last_doc = ""
         self.rows: list[Any] = []
@@ -183,6 +188,8 @@ class _Run:
         rows, judged = with_judgements(prep.rows, prep.contexts, prep.spans, every,
                                        keep=bool(self.settings.top or self.spill), severities=severities)
         cache.total = len(prep.contexts)
+        if self.provenance is not None and judged:
+            judged = self.provenance.attach(judged, task.unit, task.policy)
         if self.spill is not None:
             self.spill.write(prep.index, judged)
         outcome = ChunkOutcome(prep.index, self._fingerprint(task) if self.markers else "",

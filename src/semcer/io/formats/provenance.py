@@ -1,0 +1,162 @@
+"""Provenance of edits: the page element (region or line) each side of an edit falls in.
+
+An item read from a page file is either the whole page (its text the segments joined by
+:data:`~semcer.io.formats.page.SEPARATOR`) or one of its segments (``--by-line``: id
+``<page>#<element id>``). :class:`Provenance` knows, for each item id and each side, which: it is
+built by :func:`semcer.io.pairing.pair_collections` from the two collections' pages and carried on
+the :class:`semcer.io.pairing.Paired`, and :meth:`Provenance.attach` gives each judged edit its
+``ref_element`` and ``hyp_element`` (:class:`semcer.store.judging.JudgedEdit`).
+
+**A segment item**: every edit of it is in that element, on each side (the output side has none
+when the output had no such item, ``--unmatched empty``).
+
+**A whole page**: an edit's side is found from its *original* code-point span in the page text,
+before the text policy changed it. The edit's unit position (``ref_pos``/``hyp_pos``, an index into
+the policy-applied units) is taken back to the code points of the page text it came from with the
+policy's offset map (:meth:`semcer.text.policy.TextPolicy.offset_map`, per unit as
+:func:`semcer.alignment.edits.unit_spans` does), and :func:`~semcer.io.formats.page.elements_in`
+names the segment there:
+
+- a unit (the reference of a substitution or deletion, the output of a substitution or insertion):
+  the segment holding it (the first, should a unit reach over two); none when the unit is the
+  separator itself (a line break the output inserted or the reference has and the output lost);
+- an empty side (the reference of an insertion, the output of a deletion) stands where the next
+  unit starts (or at the end of the text): the segment holding that place, else the segment that
+  ends there (an insertion at the end of a line goes to that line); none when it stands between
+  two separators;
+- when the policy cannot map this page's text back (a step that works across grapheme clusters,
+  such as ``strip-markdown`` on text it changes), each segment's text is put through the policy on
+  its own: if those texts joined by the separator are the policy-applied page text, a unit is in the
+  segment whose policy-applied text holds it (the same rules); otherwise that side has no element.
+
+A side whose text is not from a page file (JSONL, plain text) has no element. Which element is a
+question of where, not of scoring: no number depends on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from semcer.alignment.edits import unit_spans
+from semcer.io.formats.page import SEPARATOR, Page, build_page, elements_in
+from semcer.store.judging import JudgedEdit
+from semcer.text.policy import TextPolicy
+from semcer.text.units import Unit, segment
+
+if TYPE_CHECKING:
+    from semcer.store.judging import Element
+
+__all__ = ["Provenance", "item_origins"]
+
+#: Where one side of an item came from: its page (the item is the whole page) or its element.
+Origin = Any
+
+
+def item_origins(ids: Iterable[str], pages: Mapping[str, Page]) -> dict[str, Origin]:
+    """Item id -> its :class:`Page` (an item that is a whole page: its id is the page's key) or its
+    element (an item ``<key>#<element id>`` that is one segment, or a segment without text), for
+    the items ``ids`` of a collection whose page files are ``pages`` (key -> page)."""
+    if not pages:
+        return {}
+    have = set(ids)
+    out: dict[str, Origin] = {}
+    for key, page in pages.items():
+        if key in have:
+            out[key] = page
+            continue
+        for el in (*page.segments, *page.skipped):
+            if el.id is not None and (iid := f"{key}#{el.id}") in have:
+                out.setdefault(iid, el)
+    return out
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Per item id, where its reference and its output came from (see the module documentation)."""
+
+    refs: Mapping[str, Origin]
+    hyps: Mapping[str, Origin]
+
+    def __bool__(self) -> bool:
+        return bool(self.refs or self.hyps)
+
+    def attach(self, judged: Sequence[JudgedEdit], unit: Unit, policy: TextPolicy) -> list[JudgedEdit]:
+        """``judged`` (a line's edits together, as in corpus order) with each edit's ``ref_element``
+        and ``hyp_element``."""
+        out = []
+        line, r, h = None, None, None
+        for j in judged:
+            if j.line_id != line:
+                line, r, h = j.line_id, self._side(self.refs, j.line_id, unit, policy), \
+                    self._side(self.hyps, j.line_id, unit, policy)
+            if r is None and h is None:
+                out.append(j)
+                continue
+            e = j.edit
+            out.append(JudgedEdit(j.line_id, j.doc, j.lang, e, j.context, j.judgement,
+                                  None if r is None else r.element(e.ref_pos, e.op != "I", e.ref_unit),
+                                  None if h is None else h.element(e.hyp_pos, e.op != "D", e.hyp_unit)))
+        return out
+
+    def elements(self, line_id: str, edits: Sequence[Any], unit: Unit, policy: TextPolicy
+                 ) -> list[tuple[Element | None, Element | None]]:
+        """The (reference, output) element of each of one line's edits."""
+        r, h = self._side(self.refs, line_id, unit, policy), self._side(self.hyps, line_id, unit, policy)
+        return [(None if r is None else r.element(e.ref_pos, e.op != "I", e.ref_unit),
+                 None if h is None else h.element(e.hyp_pos, e.op != "D", e.hyp_unit)) for e in edits]
+
+    @staticmethod
+    def _side(origins: Mapping[str, Origin], line_id: str, unit: Unit, policy: TextPolicy) -> Any:
+        origin = origins.get(line_id)
+        if origin is None:
+            return None
+        if isinstance(origin, Page):
+            return _PageUnits(origin, unit, policy)
+        return _Fixed(origin)
+
+
+class _Fixed:
+    """A segment item: every edit is in its element."""
+
+    def __init__(self, element: Element) -> None:
+        self._element = element
+
+    def element(self, pos: int, has_unit: bool, unit: str) -> Element | None:
+        return self._element
+
+
+class _PageUnits:
+    """A whole page: each policy-applied unit's span in the page text (or in a page of the segments'
+    policy-applied texts, when the policy cannot map the page back), and the page to look it up in."""
+
+    def __init__(self, page: Page, unit: Unit, policy: TextPolicy) -> None:
+        text = page.text
+        applied = policy(text)
+        self.units = segment(applied, unit)
+        cp_map = [(k, k + 1) for k in range(len(text))] if policy.is_identity else policy.offset_map(text)
+        self.page: Page | None = page
+        self.end = len(text)
+        if cp_map is None:  # each segment on its own, when that gives the same text
+            pieces = [(s.id, policy(s.text), s.kind, s.bbox, s.parent, s.line, s.column) for s in page.segments]
+            if SEPARATOR.join(p[1] for p in pieces) == applied:
+                self.page = build_page(page.file, page.format, page.version, page.level, page.dialect, pieces, [])
+                cp_map = [(k, k + 1) for k in range(len(applied))]
+                self.end = len(applied)
+            else:
+                self.page = None
+        self.spans = unit_spans(self.units, cp_map) if self.page is not None else None
+
+    def element(self, pos: int, has_unit: bool, unit: str) -> Element | None:
+        spans, page = self.spans, self.page
+        if spans is None or page is None:
+            return None
+        if has_unit:
+            if pos >= len(spans) or self.units[pos] != unit:
+                return None  # not the units that were aligned (cannot happen with the same text and policy)
+            a, b = spans[pos]
+        else:
+            a = b = spans[pos][0] if pos < len(spans) else spans[-1][1] if spans else self.end
+        found = elements_in(page, a, b)
+        return found[0] if found else None
