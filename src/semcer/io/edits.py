@@ -10,8 +10,9 @@ CSV output every text cell that begins with one of ``= + - @``, a tab or a carri
 written with a single quote ``'`` in front, the usual neutralisation (OWASP, "CSV injection"); so
 is a cell that already begins with ``'``, so that the rule can be undone exactly: **remove one
 leading ``'`` from every cell that begins with one** to get the text back. Numbers (positions,
-severity, mode) are never prefixed; ``p``, ``ref_bbox`` and ``hyp_bbox`` are JSON (``[0.0, ...]``, ``null``). Rows end in CRLF (RFC
-4180), so a field holding a line break or a lone carriage return is quoted and reads back whole.
+severity, mode) are never prefixed; ``p``, ``ref_bbox`` and ``hyp_bbox`` are JSON (``[0.0, ...]``,
+``null``). Rows end in CRLF (RFC 4180), so a field holding a line break or a lone carriage return
+is quoted and reads back whole.
 JSONL and Parquet keep the exact text.
 
 **Edit ids.** Every row has an ``edit_id``, ``<line_id>:<op><ref_pos>,<hyp_pos>`` (``ex-de-01-02:D0,0``),

@@ -10,24 +10,30 @@ the :class:`semcer.io.pairing.Paired`, and :meth:`Provenance.attach` gives each 
 **A segment item**: every edit of it is in that element, on each side (the output side has none
 when the output had no such item, ``--unmatched empty``).
 
-**A whole page**: an edit's side is found from its *original* code-point span in the page text,
-before the text policy changed it. The edit's unit position (``ref_pos``/``hyp_pos``, an index into
-the policy-applied units) is taken back to the code points of the page text it came from with the
-policy's offset map (:meth:`semcer.text.policy.TextPolicy.offset_map`, per unit as
-:func:`semcer.alignment.edits.unit_spans` does), and :func:`~semcer.io.formats.page.elements_in`
-names the segment there:
+**A whole page**: an edit's side is in the element its *original* code points are in, those of the
+page text before the text policy changed it. The edit's unit position (``ref_pos``/``hyp_pos``, an
+index into the policy-applied units) is taken back to the page text in the first way that applies:
+
+1. the policy left the page text as it was (NFC text under ``nfc``, the usual case): the units'
+   own offsets are the original ones;
+2. each segment's text put through the policy on its own, joined by the separator, gives the
+   policy-applied page text (every step that works within grapheme clusters, as ``nfc``,
+   ``nfkc``, ``casefold``, ``dinglehopper`` and ``filter`` do, and ``strip-markdown`` on text
+   without markup across lines): a unit comes from the segment whose policy-applied text holds it;
+3. otherwise the policy's offset map (:meth:`semcer.text.policy.TextPolicy.offset_map`, per unit as
+   :func:`semcer.alignment.edits.unit_spans` does; ``trim``, ``collapse-ws`` and ``remove-ws``,
+   which change the separators or the segments' ends); a policy that has none for this text
+   (``strip-markdown`` across lines) leaves that side without an element.
+
+:func:`~semcer.io.formats.page.elements_in` then names the segment:
 
 - a unit (the reference of a substitution or deletion, the output of a substitution or insertion):
   the segment holding it (the first, should a unit reach over two); none when the unit is the
-  separator itself (a line break the output inserted or the reference has and the output lost);
+  separator itself (a line break the output inserted, or one between two segments it lost);
 - an empty side (the reference of an insertion, the output of a deletion) stands where the next
   unit starts (or at the end of the text): the segment holding that place, else the segment that
   ends there (an insertion at the end of a line goes to that line); none when it stands between
-  two separators;
-- when the policy cannot map this page's text back (a step that works across grapheme clusters,
-  such as ``strip-markdown`` on text it changes), each segment's text is put through the policy on
-  its own: if those texts joined by the separator are the policy-applied page text, a unit is in the
-  segment whose policy-applied text holds it (the same rules); otherwise that side has no element.
+  two separators.
 
 A side whose text is not from a page file (JSONL, plain text) has no element. Which element is a
 question of where, not of scoring: no number depends on it.
@@ -37,10 +43,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from semcer.alignment.edits import unit_spans
-from semcer.io.formats.page import SEPARATOR, Page, build_page, elements_in
+from semcer.io.formats.page import SEPARATOR, Page, Segment, Skipped, build_page, elements_in
 from semcer.store.judging import JudgedEdit
 from semcer.text.policy import TextPolicy
 from semcer.text.units import Unit, segment
@@ -66,7 +73,8 @@ def item_origins(ids: Iterable[str], pages: Mapping[str, Page]) -> dict[str, Ori
         if key in have:
             out[key] = page
             continue
-        for el in (*page.segments, *page.skipped):
+        elements: tuple[Segment | Skipped, ...] = (*page.segments, *page.skipped)
+        for el in elements:
             if el.id is not None and (iid := f"{key}#{el.id}") in have:
                 out.setdefault(iid, el)
     return out
@@ -128,35 +136,57 @@ class _Fixed:
 
 
 class _PageUnits:
-    """A whole page: each policy-applied unit's span in the page text (or in a page of the segments'
-    policy-applied texts, when the policy cannot map the page back), and the page to look it up in."""
+    """A whole page: where each policy-applied unit is in the page text (or in a page made of the
+    segments' policy-applied texts), and the page to look it up in (see the module documentation)."""
 
     def __init__(self, page: Page, unit: Unit, policy: TextPolicy) -> None:
         text = page.text
         applied = policy(text)
         self.units = segment(applied, unit)
-        cp_map = [(k, k + 1) for k in range(len(text))] if policy.is_identity else policy.offset_map(text)
         self.page: Page | None = page
-        self.end = len(text)
-        if cp_map is None:  # each segment on its own, when that gives the same text
+        self.spans: list[tuple[int, int]] | None = None
+        self.starts: list[int] | None = None  # each unit's offset in the text (None: unit k is at k)
+        self.original: dict[int, Segment] = {}  # the page's segments by their stand-ins in self.page
+        if applied != text:
             pieces = [(s.id, policy(s.text), s.kind, s.bbox, s.parent, s.line, s.column) for s in page.segments]
-            if SEPARATOR.join(p[1] for p in pieces) == applied:
+            if SEPARATOR.join(p[1] for p in pieces) == applied:  # each segment's units are its own
                 self.page = build_page(page.file, page.format, page.version, page.level, page.dialect, pieces, [])
-                cp_map = [(k, k + 1) for k in range(len(applied))]
-                self.end = len(applied)
+                self.original = dict(zip(map(id, self.page.segments), page.segments))
             else:
-                self.page = None
-        self.spans = unit_spans(self.units, cp_map) if self.page is not None else None
+                cp_map = policy.offset_map(text)
+                if cp_map is None:
+                    self.page = None
+                else:
+                    self.spans = unit_spans(self.units, cp_map)
+                return
+        if type(self.units) is not str:
+            self.starts = [0, *accumulate(map(len, self.units))]
+
+    def _span(self, pos: int) -> tuple[int, int]:
+        """The span of unit ``pos`` (``pos`` past the last unit: the empty span at the end)."""
+        n = len(self.units)
+        if self.spans is not None:  # as semcer.alignment.edits.with_spans places an empty side
+            spans = self.spans
+            if pos < n:
+                return spans[pos]
+            end = spans[-1][1] if spans else len(self.page.text) if self.page is not None else 0
+            return (end, end)
+        if self.starts is not None:
+            at = self.starts
+            return (at[pos], at[pos + 1]) if pos < n else (at[n], at[n])
+        return (pos, pos + 1) if pos < n else (n, n)
 
     def element(self, pos: int, has_unit: bool, unit: str) -> Element | None:
-        spans, page = self.spans, self.page
-        if spans is None or page is None:
+        page = self.page
+        if page is None:
             return None
         if has_unit:
-            if pos >= len(spans) or self.units[pos] != unit:
+            if pos >= len(self.units) or self.units[pos] != unit:
                 return None  # not the units that were aligned (cannot happen with the same text and policy)
-            a, b = spans[pos]
+            a, b = self._span(pos)
         else:
-            a = b = spans[pos][0] if pos < len(spans) else spans[-1][1] if spans else self.end
+            a = b = self._span(pos)[0]
         found = elements_in(page, a, b)
-        return found[0] if found else None
+        if not found:
+            return None
+        return self.original.get(id(found[0]), found[0])
