@@ -13,10 +13,12 @@ The report's data is a plain dictionary (JSON types only):
   together as :func:`semcer.metrics.spans.ranked_spans` ranks them (worst edit, then summed
   severity), each with its marked pair, cut into the text
   before the span, the span and the text after it; a span's ``level`` is the highest level of its
-  edits and its classes are those of its edits;
+  edits, its classes are those of its edits and its elements (``rel``/``hel``) the page elements
+  its edits fall in on each side;
 - ``lines``: the most severe lines (largest severity mass of any system; without a judge, most
   edits), each aligned per system as a list of segments: a string for matched text, and
-  ``[op, ref_unit, hyp_unit, severity, level, class]`` for each edit;
+  ``[op, ref_unit, hyp_unit, severity, level, class, ref_element, hyp_element]`` for each edit
+  (the elements: the ids of the page regions or lines it falls in, null for other input);
 - ``differ`` (compare): the lines whose semCER differs most between the systems;
 - ``plots``: the plots as plain data (:mod:`semcer.reports.plots` draws them).
 
