@@ -85,6 +85,17 @@ def test_score_json_spans_and_line_edits_and_the_report_data(tmp_path):
                                                                    ("7", "1", "r_left", "par_1_1")]
 
 
+def test_compare_report_names_each_systems_elements(tmp_path):
+    report = tmp_path / "r.html"
+    semcer("report", GT, HOCR, HOCR, "--html", str(report), "--store", str(tmp_path / "s.sqlite"), "--n-resamples",
+           "200", "--names", "a,b", "--quiet")
+    data = report_data(report)
+    assert sorted((sp["s"], sp["rel"], sp["hel"]) for sp in data["spans"]) == \
+        [(0, ["r_left"], ["par_1_1"])] * 2 + [(1, ["r_left"], ["par_1_1"])] * 2
+    for view in data["lines"][0]["sys"]:  # the line view of each system, aligned again
+        assert sorted((s[6], s[7]) for s in view["segs"] if not isinstance(s, str)) == [("r_left", "par_1_1")] * 2
+
+
 def report_data(path: Path) -> dict:
     m = re.search(r'<script type="application/json" id="semcer-data">(.*?)</script>', path.read_text(encoding="utf-8"),
                   re.S)
@@ -116,12 +127,16 @@ def test_streamed_and_in_memory_edit_lists_are_identical(tmp_path, page_dirs):
         "chunks": ["--chunk-lines", "1"],
         "workers": ["--chunk-lines", "1", "--workers", "2"],
     }
+    work = ["--chunk-lines", "1", "--work-dir", str(tmp_path / "work")]
+    runs["resumed"] = work  # run twice below: the second one takes every chunk from its marker
     files = {}
-    for name, extra in runs.items():
+    for name, extra in [*runs.items(), ("resumed", work)]:
         path = tmp_path / f"{name}.jsonl"
         semcer("score", gt, ocr, "--edits", str(path), "--store", store, "--quiet", *extra)
         files[name] = path.read_bytes()
     assert len(set(files.values())) == 1
+    top = semcer("score", gt, ocr, "--store", store, "--top", "30", *work).stdout  # the top list from the markers
+    assert "line mixed (und)  element ref m2 · out BLOCK_2" in top
     rows = jsonl_rows(tmp_path / "memory.jsonl")
     mixed = [r for r in rows if r["line_id"] == "mixed"]
     assert [(r["ref_unit"], r["hyp_unit"], r["ref_element"], r["hyp_element"]) for r in mixed] == [
