@@ -98,6 +98,12 @@ def test_segment_items_name_their_element_and_other_inputs_none(tmp_path):
     edits = semcer.align(whole.pairs[0].ref, whole.pairs[0].hyp).edits
     assert ids(whole.provenance.elements("prov", edits, "grapheme", get_policy("nfc"))) == [("r_left", "r_left")]
     assert item_origins(["other"], {"prov": whole.provenance.refs["prov"]}) == {}  # no item of that page
+    renamed = tmp_path / "tesseract-out.hocr"  # one page file against another: paired whatever their names
+    renamed.write_bytes((PAGES / "prov.hocr").read_bytes())
+    other = pair_collections(read_collection(gt), read_collection(renamed))
+    edits = semcer.align(other.pairs[0].ref, other.pairs[0].hyp).edits
+    assert ids(other.provenance.elements("prov", edits, "grapheme", get_policy("nfc"))) == [
+        ("r_left", "par_1_1"), ("r_left", "par_1_1")]
     examples = Path(__file__).resolve().parents[3] / "examples"
     plain = pair_collections(read_collection(examples / "references.jsonl"), read_collection(examples / "tess_noisy.jsonl"))
     assert plain.provenance is None
