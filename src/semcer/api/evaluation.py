@@ -20,6 +20,7 @@ from semcer.alignment.engine import Pair, align_lines, align_one, check_empty_re
 from semcer.alignment.line import Alignment
 from semcer.errors import EmptyReferenceError, InputError
 from semcer.io.collections import Collection, read_collection
+from semcer.io.formats.provenance import Provenance
 from semcer.io.pairing import Paired, pair_collections
 from semcer.judges import resolve_judge
 from semcer.judges.base import JudgeBase
@@ -97,12 +98,14 @@ def evaluate(
     :class:`semcer.io.collections.Collection`, or a :class:`semcer.io.pairing.Paired` alone. With
     ``judge`` (a judge object, or a name such as ``"rubric"``), every grapheme edit is charged a
     severity and semCER is reported; ``store`` (a path or :class:`semcer.store.sqlite.JudgedEditStore`)
-    caches judged edits. ``progress`` shows bars on standard error for long steps.
+    caches judged edits. ``progress`` shows bars on standard error for long steps. For inputs read
+    from page files each judged edit names the element it falls in on each side
+    (:mod:`semcer.io.formats.provenance`).
     """
     check_unit(unit)
     check_empty_ref(empty_ref)
     pol = get_policy(policy)
-    pairs, unmatched_ids = _as_pairs(references, hypotheses, docs, langs, unmatched)
+    pairs, unmatched_ids, provenance = _as_pairs(references, hypotheses, docs, langs, unmatched)
     if not pairs:
         raise InputError("nothing to score: no lines")
     with contextlib.ExitStack() as stack:
@@ -121,6 +124,8 @@ def evaluate(
         if jbar is not None:
             stack.callback(jbar.close)
         rows, judged, run = judge_rows(rows, j, st, progress=jbar)
+    if provenance is not None:
+        judged = provenance.attach(judged, unit, pol)
     if not edits:
         rows = [r._replace(edits=None, alignment=None) for r in rows]
     agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=True)
@@ -150,7 +155,8 @@ def opened_store(store: Any) -> Iterator[JudgedEditStore | None]:
 
 def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[str, str] | None,
               langs: Sequence[str | None] | Mapping[str, str] | str | None, unmatched: str,
-              ) -> tuple[list[Pair], Unmatched]:
+              ) -> tuple[list[Pair], Unmatched, Provenance | None]:
+    """The pairs, the ids left unmatched and, for inputs read from page files, their provenance."""
     if isinstance(references, (str, os.PathLike)) and isinstance(hypotheses, (str, os.PathLike)):
         references, hypotheses = _read_paths(references, hypotheses)
     if isinstance(references, Collection) and isinstance(hypotheses, Collection):
@@ -158,7 +164,8 @@ def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[st
     if isinstance(references, Paired):
         if docs is not None or langs is not None:
             raise InputError("docs= and langs= apply to lists or dicts of strings; read collections carry their own")
-        return list(references.pairs), Unmatched(references.dropped_refs, references.dropped_hyps, references.empty_hyps)
+        return (list(references.pairs), Unmatched(references.dropped_refs, references.dropped_hyps, references.empty_hyps),
+                references.provenance)
     ids, refs, hyps = _texts(references, hypotheses)
     if not set(map(type, refs)) <= {str} or not set(map(type, hyps)) <= {str}:
         for k, (r, h) in enumerate(zip(refs, hyps)):
@@ -166,7 +173,7 @@ def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[st
                 raise InputError(f"item {ids[k]}: texts must be str, got {type(r).__name__} and {type(h).__name__}")
     doc_of = _per_item(docs, ids, "document ids", default=ids)
     lang_of = _per_item(langs, ids, "languages", default=[None] * len(ids))
-    return list(map(tuple.__new__, repeat(Pair), zip(ids, refs, hyps, doc_of, lang_of))), Unmatched()
+    return list(map(tuple.__new__, repeat(Pair), zip(ids, refs, hyps, doc_of, lang_of))), Unmatched(), None
 
 
 def _per_item(given: Any, ids: list[str], what: str, default: list[Any]) -> list[Any]:
@@ -257,7 +264,7 @@ def word_errors(
 ) -> WerResult:
     """WER and the bag-of-words error of the same inputs :func:`evaluate` takes, with a declared
     word tokenizer (:mod:`semcer.text.words`) that goes into the signature."""
-    pairs, _ = _as_pairs(references, hypotheses, docs, langs, unmatched)
+    pairs, _, _ = _as_pairs(references, hypotheses, docs, langs, unmatched)
     return wer([p.ref for p in pairs], [p.hyp for p in pairs], tokenizer=tokenizer, policy=policy,
                ids=[p.id for p in pairs], docs=[p.doc for p in pairs], langs=[p.lang for p in pairs])
 
@@ -297,6 +304,6 @@ def page_scores(references: Any, hypotheses: Any = None, *, unit: Unit = "graphe
     """The reading-order-robust (line-assignment) score of every item of the inputs, each a page whose
     lines are separated by ``\\n``."""
     pol = get_policy(policy)
-    pairs, _ = _as_pairs(references, hypotheses, None, None, unmatched)
+    pairs, _, _ = _as_pairs(references, hypotheses, None, None, unmatched)
     return PageScores(tuple(p.id for p in pairs),
                       tuple(line_assignment_cer(p.ref, p.hyp, unit=unit, policy=pol) for p in pairs), unit, pol.name)

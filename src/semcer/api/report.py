@@ -13,10 +13,12 @@ The report's data is a plain dictionary (JSON types only):
   together as :func:`semcer.metrics.spans.ranked_spans` ranks them (worst edit, then summed
   severity), each with its marked pair, cut into the text
   before the span, the span and the text after it; a span's ``level`` is the highest level of its
-  edits and its classes are those of its edits;
+  edits, its classes are those of its edits and its elements (``rel``/``hel``) the page elements
+  its edits fall in on each side;
 - ``lines``: the most severe lines (largest severity mass of any system; without a judge, most
   edits), each aligned per system as a list of segments: a string for matched text, and
-  ``[op, ref_unit, hyp_unit, severity, level, class]`` for each edit;
+  ``[op, ref_unit, hyp_unit, severity, level, class, ref_element, hyp_element]`` for each edit
+  (the elements: the ids of the page regions or lines it falls in, null for other input);
 - ``differ`` (compare): the lines whose semCER differs most between the systems;
 - ``plots``: the plots as plain data (:mod:`semcer.reports.plots` draws them).
 
@@ -353,19 +355,25 @@ class _EvaluationLines:
         edits = al.edits
         if judged and [tuple(j.edit[:5]) for j in judged] != [tuple(e[:5]) for e in edits]:
             return None  # not the alignment that was judged (cannot happen with the same inputs)
-        marks = [(j.judgement.severity, j.judgement.mode, j.judgement.edit_class) for j in judged] or \
-            [(None, None, "")] * len(edits)
+        marks = [(j.judgement.severity, j.judgement.mode, j.judgement.edit_class, element_id(j.ref_element),
+                  element_id(j.hyp_element)) for j in judged] or [(None, None, "", None, None)] * len(edits)
         return line_segments(al.ref_units, edits, marks)
 
 
-def line_segments(ref_units: Sequence[str], edits: Sequence[Any], marks: Sequence[tuple[Any, Any, str]]) -> list[Any]:
-    """A line as matched text (strings) and edits ([op, ref_unit, hyp_unit, severity, level, class])."""
+def element_id(element: Any) -> str | None:
+    """The id of an element (None for none)."""
+    return None if element is None else element.id
+
+
+def line_segments(ref_units: Sequence[str], edits: Sequence[Any], marks: Sequence[tuple[Any, ...]]) -> list[Any]:
+    """A line as matched text (strings) and edits ([op, ref_unit, hyp_unit, severity, level, class,
+    reference element, output element])."""
     segs: list[Any] = []
     rp = 0
-    for e, (sev, mode, cls) in zip(edits, marks):
+    for e, (sev, mode, cls, rel, hel) in zip(edits, marks):
         if e.ref_pos > rp:
             segs.append("".join(ref_units[rp:e.ref_pos]))
-        segs.append([e.op, e.ref_unit, e.hyp_unit, sev, mode, cls or ""])
+        segs.append([e.op, e.ref_unit, e.hyp_unit, sev, mode, cls or "", rel, hel])
         rp = e.ref_pos + (e.op != "I")
     if rp < len(ref_units):
         segs.append("".join(ref_units[rp:]))
@@ -473,8 +481,15 @@ def _span_json(s: JudgedSpan) -> dict[str, Any]:
     return {"span_id": s.span_id, "line_id": s.line_id, "doc": s.doc, "lang": s.lang, "ref_text": s.ref_text,
             "hyp_text": s.hyp_text, "marked_ref": s.marked_ref, "marked_hyp": s.marked_hyp, "ref_parts": ref,
             "hyp_parts": hyp, "severity": s.severity, "max_severity": s.max_severity, "level": _span_level(s),
-            "classes": _span_classes(s),
+            "classes": _span_classes(s), "ref_elements": _span_elements(s, "ref"),
+            "hyp_elements": _span_elements(s, "hyp"),
             "edit_ids": [edit_id(j.line_id, j.edit.op, j.edit.ref_pos, j.edit.hyp_pos) for j in s.edits]}
+
+
+def _span_elements(s: JudgedSpan, side: str) -> list[str]:
+    """The ids of the elements a span's edits fall in on one side, each once, in order."""
+    found = (j.ref_element if side == "ref" else j.hyp_element for j in s.edits)
+    return list(dict.fromkeys(el.id for el in found if el is not None and el.id is not None))
 
 
 def _clip_head(text: str, n: int) -> str:
@@ -494,14 +509,14 @@ def _clip_mid(text: str, n: int) -> str:
 
 def _span_entry(sys_index: int, line_index: int, span_id: str, line_id: str, doc: str, lang: str, ref: Sequence[str],
                 hyp: Sequence[str], sev: float | None, worst: float | None, n_edits: int, classes: list[str],
-                level: int | None, limits: Limits) -> dict[str, Any]:
+                level: int | None, elements: tuple[list[str], list[str]], limits: Limits) -> dict[str, Any]:
     number = span_id.rsplit("#", 1)[-1]
     return {
         "s": sys_index, "k": line_index, "n": int(number) if number.isdigit() else 0, "id": span_id, "lid": line_id,
         "doc": doc, "lang": lang,
         "ref": [_clip_head(ref[0], limits.clip), _clip_mid(ref[1], limits.span_clip), _clip_tail(ref[2], limits.clip)],
         "hyp": [_clip_head(hyp[0], limits.clip), _clip_mid(hyp[1], limits.span_clip), _clip_tail(hyp[2], limits.clip)],
-        "sev": sev, "max": worst, "e": n_edits, "cls": classes, "lvl": level,
+        "sev": sev, "max": worst, "e": n_edits, "cls": classes, "lvl": level, "rel": elements[0], "hel": elements[1],
     }
 
 
@@ -605,11 +620,12 @@ def _top_spans(systems: list[_System], index: Mapping[str, int], limits: Limits)
             ref, hyp = _span_parts(sp)
             entries.append(_span_entry(si, index.get(sp.line_id, -1), sp.span_id, sp.line_id, sp.doc, sp.lang, ref, hyp,
                                        sp.severity, sp.max_severity, len(sp.edits), _span_classes(sp), _span_level(sp),
-                                       limits))
+                                       (_span_elements(sp, "ref"), _span_elements(sp, "hyp")), limits))
         else:
             entries.append(_span_entry(si, index.get(sp["line_id"], -1), sp["span_id"], sp["line_id"], sp["doc"],
                                        sp["lang"], sp["ref_parts"], sp["hyp_parts"], sp["severity"], sp["max_severity"],
-                                       sp["n_edits"], sp["classes"], sp["level"], limits))
+                                       sp["n_edits"], sp["classes"], sp["level"], (sp["ref_elements"], sp["hyp_elements"]),
+                                       limits))
     return entries, sum(s.span_total or 0 for s in systems)
 
 
@@ -785,7 +801,9 @@ def _edit_json(line_id: str, e: Any, j: JudgedEdit | None, ref_at: list[int], hy
     return {"edit_id": edit_id(line_id, e.op, e.ref_pos, e.hyp_pos), "op": e.op, "ref_pos": e.ref_pos,
             "hyp_pos": e.hyp_pos, "ref_at": ref_at[e.ref_pos], "hyp_at": hyp_at[e.hyp_pos], "ref_unit": e.ref_unit,
             "hyp_unit": e.hyp_unit, "severity": None if g is None else g.severity,
-            "mode": None if g is None else g.mode, "edit_class": "" if g is None else g.edit_class}
+            "mode": None if g is None else g.mode, "edit_class": "" if g is None else g.edit_class,
+            "ref_element": None if j is None else element_id(j.ref_element),
+            "hyp_element": None if j is None else element_id(j.hyp_element)}
 
 
 class _ScoreJSON:
@@ -946,7 +964,8 @@ class _ScoreJSON:
             raise InputError(f"{self.source}: {we}.mode must be a level 0-4 or null, got {_kind(mode)}")
         return {"op": op, "ref_at": self._int(e, "ref_at", we), "ref_unit": self._str(e, "ref_unit", we),
                 "hyp_unit": self._str(e, "hyp_unit", we), "severity": s, "mode": mode,
-                "edit_class": self._opt_str(e, "edit_class", we) or ""}
+                "edit_class": self._opt_str(e, "edit_class", we) or "", "ref_element": self._opt_str(e, "ref_element", we),
+                "hyp_element": self._opt_str(e, "hyp_element", we)}
 
     def _documents(self, obj: dict[str, Any]) -> list[tuple[str, float | None, float | None, int]]:
         docs = []
@@ -1000,10 +1019,16 @@ class _ScoreJSON:
         classes = sp.get("classes", [])
         if not (isinstance(classes, list) and all(isinstance(c, str) for c in classes)):
             raise InputError(f"{self.source}: {w}.classes must be a list of strings")
+        elements = {}
+        for key in ("ref_elements", "hyp_elements"):
+            v = sp.get(key, [])
+            if not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
+                raise InputError(f"{self.source}: {w}.{key} must be a list of element ids (strings)")
+            elements[key] = v
         ids = sp.get("edit_ids", [])
         return {"span_id": self._str(sp, "span_id", w), "line_id": self._str(sp, "line_id", w),
                 "doc": self._str(sp, "doc", w), "lang": self._str(sp, "lang", w), **parts, "severity": sev,
-                "max_severity": worst, "level": level, "classes": classes,
+                "max_severity": worst, "level": level, "classes": classes, **elements,
                 "n_edits": len(ids) if isinstance(ids, list) else 1,
                 "_key": (sev is None, -(worst or 0.0), -(sev or 0.0))}
 
@@ -1041,7 +1066,7 @@ class _JSONLines:
                 at = pos
             out.append(e["hyp_unit"])
             segs.append([e["op"], unit if e["op"] != "I" else "", e["hyp_unit"] if e["op"] != "D" else "",
-                         e["severity"], e["mode"], e["edit_class"]])
+                         e["severity"], e["mode"], e["edit_class"], e["ref_element"], e["hyp_element"]])
         if at < len(ref):
             segs.append(ref[at:])
             out.append(ref[at:])

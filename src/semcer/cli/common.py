@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import stat
 import sys
@@ -130,7 +131,7 @@ def with_lang(paired: Paired, lang: str | None) -> Paired:
     if not lang:
         return paired
     pairs = tuple(p if p.lang else p._replace(lang=lang) for p in paired.pairs)
-    return Paired(pairs, paired.dropped_refs, paired.dropped_hyps, paired.empty_hyps)
+    return dataclasses.replace(paired, pairs=pairs)
 
 
 def item_name(args: argparse.Namespace) -> str:

@@ -118,7 +118,8 @@ def stream_scored(args: argparse.Namespace, settings: Any, steps: Steps, *,
             steps.step(f"aligned and judged {len(pairs)} {item_name(args)}"):
         return score_stream(pairs, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
                             store=args.store, unmatched=None if paired is None else unmatched_of(paired),
-                            settings=settings, progress=show_progress(args), before_edits=before_edits, beside=beside)
+                            settings=settings, progress=show_progress(args), before_edits=before_edits, beside=beside,
+                            provenance=None if paired is None else paired.provenance)
 
 
 def _beside(args: argparse.Namespace) -> Beside:

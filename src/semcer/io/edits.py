@@ -10,8 +10,9 @@ CSV output every text cell that begins with one of ``= + - @``, a tab or a carri
 written with a single quote ``'`` in front, the usual neutralisation (OWASP, "CSV injection"); so
 is a cell that already begins with ``'``, so that the rule can be undone exactly: **remove one
 leading ``'`` from every cell that begins with one** to get the text back. Numbers (positions,
-severity, mode) are never prefixed; ``p`` is a JSON list (``[0.0, ...]``). Rows end in CRLF (RFC
-4180), so a field holding a line break or a lone carriage return is quoted and reads back whole.
+severity, mode) are never prefixed; ``p``, ``ref_bbox`` and ``hyp_bbox`` are JSON (``[0.0, ...]``,
+``null``). Rows end in CRLF (RFC 4180), so a field holding a line break or a lone carriage return
+is quoted and reads back whole.
 JSONL and Parquet keep the exact text.
 
 **Edit ids.** Every row has an ``edit_id``, ``<line_id>:<op><ref_pos>,<hyp_pos>`` (``ex-de-01-02:D0,0``),
@@ -22,6 +23,14 @@ of the same corpus (same unit and policy) gets the same id on every run and with
 ``semcer meta-eval --items`` keys reader ratings by it. ``span_id`` (``<line_id>#<k>``, ``k`` counting
 the line's error spans from 0) names the span of adjacent edits the edit belongs to, as the score
 JSON's ``spans`` and the HTML report name it.
+
+**Elements.** For an input read from page files (PAGE-XML, ALTO, hOCR), ``ref_element`` and
+``hyp_element`` are the ids of the region or line the edit falls in on the reference and on the
+output side, and ``ref_bbox``/``hyp_bbox`` their boxes ``[x0, y0, x1, y1]`` in the file's
+coordinates: a whole-page item's element is found from the edit's original offsets in the page
+text, a ``--by-line`` item's is its own element (the rules: :mod:`semcer.io.formats.provenance`).
+Each is null when that side is not from a page file, stands in no element (a line break inserted
+or lost between two lines), or its element has no id (or no box).
 """
 
 from __future__ import annotations
@@ -39,6 +48,7 @@ from semcer.metrics.spans import span_ids
 FIELDS: tuple[str, ...] = (
     "edit_id", "span_id", "line_id", "doc", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",
     "marked_ref", "marked_hyp", "edit_class", "p", "severity", "mode", "flags", "failure",
+    "ref_element", "hyp_element", "ref_bbox", "hyp_bbox",
 )
 
 #: Extension -> format of an edit list.
@@ -47,6 +57,9 @@ EDIT_FORMATS: dict[str, str] = {".jsonl": "jsonl", ".ndjson": "jsonl", ".csv": "
 #: What makes a spreadsheet read a CSV cell as a formula, and the quote that neutralises it.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _QUOTE = "'"
+
+#: The list-valued fields, written to CSV as JSON (``[0.0, ...]``, ``null``).
+_JSON_CELLS = ("p", "ref_bbox", "hyp_bbox")
 
 
 def ranked(judged: Iterable[Any]) -> list[Any]:
@@ -69,7 +82,7 @@ def edit_id(line_id: str, op: str, ref_pos: int, hyp_pos: int) -> str:
 
 
 def edit_row(j: Any, span_id: str | None = None) -> dict[str, Any]:
-    c, g = j.context, j.judgement
+    c, g, r, h = j.context, j.judgement, j.ref_element, j.hyp_element
     return {
         "edit_id": edit_id(j.line_id, j.edit.op, j.edit.ref_pos, j.edit.hyp_pos), "span_id": span_id,
         "line_id": j.line_id, "doc": j.doc, "lang": c.lang, "op": c.op,
@@ -77,6 +90,9 @@ def edit_row(j: Any, span_id: str | None = None) -> dict[str, Any]:
         "marked_ref": c.marked_ref, "marked_hyp": c.marked_hyp, "edit_class": g.edit_class,
         "p": list(g.p) if g.p is not None else None, "severity": g.severity, "mode": g.mode,
         "flags": ",".join(g.flags), "failure": g.failure,
+        "ref_element": None if r is None else r.id, "hyp_element": None if h is None else h.id,
+        "ref_bbox": None if r is None or r.bbox is None else list(r.bbox),
+        "hyp_bbox": None if h is None or h.bbox is None else list(h.bbox),
     }
 
 
@@ -130,7 +146,8 @@ def write_edit_rows(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
                 w.writerow(FIELDS)
                 for r in rows:
                     n += 1
-                    r["p"] = json.dumps(r["p"])
+                    for k in _JSON_CELLS:
+                        r[k] = json.dumps(r[k])
                     w.writerow([csv_cell(r[k]) for k in FIELDS])
         else:
             n = _write_parquet(path, rows)
@@ -162,4 +179,5 @@ def _schema(pa):
         ("edit_id", s), ("span_id", s), ("line_id", s), ("doc", s), ("lang", s), ("op", s), ("ref_unit", s), ("hyp_unit", s),
         ("ref_pos", i), ("hyp_pos", i), ("marked_ref", s), ("marked_hyp", s), ("edit_class", s),
         ("p", pa.list_(f)), ("severity", f), ("mode", i), ("flags", s), ("failure", s),
+        ("ref_element", s), ("hyp_element", s), ("ref_bbox", pa.list_(f)), ("hyp_bbox", pa.list_(f)),
     ])

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from semcer.alignment.engine import Pair
 from semcer.errors import InputError
 from semcer.io.collections import Collection, Item, check_unique
+from semcer.io.formats.provenance import Provenance, item_origins
 
 __all__ = ["UNMATCHED_POLICIES", "Paired", "pair_collections"]
 
@@ -23,12 +24,15 @@ _SHOW_IDS = 5  # how many unmatched ids an error message lists per side
 
 @dataclass(frozen=True)
 class Paired:
-    """Matched pairs in reference order, plus the ids dropped for having no partner."""
+    """Matched pairs in reference order, plus the ids dropped for having no partner, and, when a side
+    was read from page files, where each pair's texts came from (their pages or elements:
+    :class:`semcer.io.formats.provenance.Provenance`; None otherwise)."""
 
     pairs: tuple[Pair, ...]
     dropped_refs: tuple[str, ...]  # ids only in the references (unmatched="drop")
     dropped_hyps: tuple[str, ...]  # ids only in the outputs (unmatched="drop" or "empty")
     empty_hyps: tuple[str, ...] = ()  # references scored against an empty output (unmatched="empty")
+    provenance: Provenance | None = None
 
 
 
@@ -72,9 +76,19 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
             f"nothing to score (first reference ids: {_show(only_refs)}; "
             f"first output ids: {_show(only_hyps)})"
         )
+    prov = _provenance(refs, hyps)
     if empty:
-        return Paired(pairs=tuple(pairs), dropped_refs=(), dropped_hyps=only_hyps, empty_hyps=only_refs)
-    return Paired(pairs=tuple(pairs), dropped_refs=only_refs, dropped_hyps=only_hyps)
+        return Paired(tuple(pairs), (), only_hyps, only_refs, prov)
+    return Paired(tuple(pairs), only_refs, only_hyps, (), prov)
+
+
+def _provenance(refs: Collection, hyps: Collection) -> Provenance | None:
+    """Where the items of page files came from, or None when neither side was read from one."""
+    if not refs.pages and not hyps.pages:
+        return None
+    prov = Provenance(item_origins((i.id for i in refs.items), refs.pages),
+                      item_origins((i.id for i in hyps.items), hyps.pages))
+    return prov if prov else None
 
 
 def _rekeyed(coll: Collection, old: str, new: str) -> Collection:

@@ -115,6 +115,7 @@ mark.empty{font-weight:700}
 .legend .sev{min-width:2em}
 .bar{display:flex;gap:8px;align-items:center;flex-wrap:wrap}
 a.jump{white-space:nowrap}
+.elem{font-size:11px;color:var(--muted);overflow-wrap:anywhere}
 ul.tight{margin:4px 0;padding-left:20px}
 """ + _shade_css() + "\n"
 
@@ -145,6 +146,12 @@ SCRIPT = r"""
   function unit(u) { return u === " " ? "\u2423" : safe(u); }
   function level(l) { return l === null || l === undefined ? "n/a" : String(l); }
   function cls(c) { return c ? c : "(none)"; }
+  // the page elements (regions, lines) of a span or an edit, on the reference and the output side
+  function elements(rel, hel) {
+    var r = (rel || []).map(safe).join(", "), h = (hel || []).map(safe).join(", ");
+    if (!r && !h) return "";
+    return r === h ? "element " + r : "element ref " + (r || "\u2013") + " \u00b7 out " + (h || "\u2013");
+  }
 
   var shownLines = {};
   D.lines.forEach(function (ln) { shownLines[ln.k] = true; });
@@ -207,6 +214,8 @@ SCRIPT = r"""
         where.appendChild(el("span", "", safe(sp.lid)));
         where.appendChild(el("div", "note", "line not shown"));
       }
+      var place = elements(sp.rel, sp.hel);
+      if (place) where.appendChild(el("div", "elem", place));
       tr.appendChild(where);
       tr.appendChild(el("td", "", safe(sp.doc)));
       tr.appendChild(el("td", "", safe(sp.lang)));
@@ -293,6 +302,11 @@ SCRIPT = r"""
         var c = column(side(s[1]), side(s[2]), mark, "edit " + shade(s[3]));
         c.title = (op === "S" ? "substitution" : op === "D" ? "deletion" : "insertion") +
           " \u00b7 severity " + num(s[3], 2) + " \u00b7 level " + level(s[4]) + " \u00b7 " + cls(s[5]);
+        var place = elements(s[6] ? [s[6]] : [], s[7] ? [s[7]] : []);
+        if (place) {
+          c.title += " \u00b7 " + place;
+          c.dataset.element = place;
+        }
         c.dataset.op = op;
         c.dataset.sev = s[3] === null ? "" : String(s[3]);
         box.appendChild(c);
@@ -653,7 +667,8 @@ def _lines_section(data: Mapping[str, Any]) -> str:
                  else " (most edits first") + ")" + (", every system's alignment of the same line beside the others" if many
                                                     else "") + ". Reference and output are aligned unit by unit after "\
             "the text policy; each edit is shaded by its severity, + marks an insertion, − a deletion, and a dash an " \
-            "empty side; ␣ is an edited space."
+            "empty side; ␣ is an edited space. Point at an edit for its severity, level and class and, for page " \
+            "files, the element (region or line) it falls in on each side."
     return (f'<section id="lines"><h2>Line view</h2><p class="muted">{text}</p>' + (_legend(data) if n else "")
             + '<div id="lines-box"></div></section>')
 

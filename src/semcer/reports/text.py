@@ -146,10 +146,23 @@ def render_top_edits(judged: Sequence[Any]) -> str:
         what = {"S": f"{ru} → {hu}", "D": f"{ru} deleted", "I": f"{hu} inserted"}[c.op]
         cls = f" [{g.edit_class}]" if g.edit_class else ""
         lines.append(f"{k:>3}. severity {sev}  level {g.mode if g.mode is not None else '-'}  {what}{cls}  "
-                     f"line {safe(j.line_id)} ({safe(c.lang)})")
+                     f"line {safe(j.line_id)} ({safe(c.lang)}){_elements([j])}")
         lines.append(f"       ref: {_clip(safe(c.marked_ref))}")
         lines.append(f"       out: {_clip(safe(c.marked_hyp))}")
     return "\n".join(lines)
+
+
+def _elements(judged: Sequence[Any]) -> str:
+    """`` element r2`` (or `` element ref r1 · out r2``): the page elements of edits read from page
+    files, on each side; "" for other inputs."""
+    sides = []
+    for attr in ("ref_element", "hyp_element"):
+        found = (getattr(j, attr) for j in judged)
+        sides.append(", ".join(dict.fromkeys(safe(el.id) for el in found if el is not None and el.id is not None)))
+    r, h = sides
+    if not r and not h:
+        return ""
+    return f"  element {r}" if r == h else f"  element ref {r or '-'} · out {h or '-'}"
 
 
 def _clip(s: str, width: int = 110) -> str:
@@ -286,7 +299,8 @@ def render_top_spans(spans: Sequence[Any]) -> str:
         what = f"{ref} deleted" if not s.hyp_text else f"{hyp} inserted" if not s.ref_text else f"{ref} → {hyp}"
         n = f"{len(s.edits)} edits" if len(s.edits) > 1 else "1 edit"
         cls = f" [{first.edit_class}]" if first.edit_class and len(s.edits) == 1 else ""
-        lines.append(f"{k:>3}. severity {sev} ({n}{worst})  {what}{cls}  line {safe(s.line_id)} ({safe(s.lang)})")
+        lines.append(f"{k:>3}. severity {sev} ({n}{worst})  {what}{cls}  line {safe(s.line_id)} ({safe(s.lang)})"
+                     f"{_elements(s.edits)}")
         lines.append(f"       ref: {_clip(safe(s.marked_ref))}")
         lines.append(f"       out: {_clip(safe(s.marked_hyp))}")
     return "\n".join(lines)

@@ -30,6 +30,7 @@ from semcer.alignment.line import LineResult
 from semcer.api.evaluation import PageScores, opened_judge, opened_store
 from semcer.api.report import EditDigest
 from semcer.errors import InputError, SemcerError
+from semcer.io.formats.provenance import Provenance
 from semcer.judges.base import JudgeBase
 from semcer.judges.distribution import Judgement
 from semcer.metrics.aggregate import aggregate
@@ -91,10 +92,13 @@ class Streamed:
 def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme", policy: str | TextPolicy | None = None,
                  empty_ref: str = "error", judge: Any, store: Any = None, unmatched: Unmatched | None = None,
                  settings: StreamSettings = StreamSettings(), progress: bool = False,
-                 before_edits: Callable[[Streamed], None] | None = None, beside: Beside = CER_ONLY) -> Streamed:
+                 before_edits: Callable[[Streamed], None] | None = None, beside: Beside = CER_ONLY,
+                 provenance: Provenance | None = None) -> Streamed:
     """Score ``pairs`` (a sequence, or a :class:`semcer.scale.reading.JsonlSource`) with ``judge`` in
     chunks (see the module documentation); ``beside`` asks for WER and the page scores in the same
-    pass, equal to :func:`semcer.api.evaluation.word_errors` and ``page_scores`` over the same pairs.
+    pass, equal to :func:`semcer.api.evaluation.word_errors` and ``page_scores`` over the same pairs;
+    with ``provenance`` (pairs read from page files) every judged edit names its elements, as
+    :func:`semcer.api.evaluation.evaluate` gives them.
 
     ``before_edits(result)`` is called with the result before the edit list is written (so that a
     caller can emit the score first: a failing edit list cannot lose it)."""
@@ -111,6 +115,7 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
         folder = settings.work_dir or stack.enter_context(tempfile.TemporaryDirectory(prefix="semcer-stream-"))
         run = _Run(j, st, settings, folder, progress, len(pairs), stack)
         run.beside = _Beside(beside, pol, unit)
+        run.provenance = provenance
         tasks = chunk_tasks(pairs, settings.chunk_lines, unit=unit, policy=pol, empty_ref=empty_ref,
                             window=j.context_window, identity=j.identity, beside=beside)
         n_chunks = -(-len(pairs) // settings.chunk_lines)
@@ -118,7 +123,7 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
         result = run.result(Signature.build(unit, pol, empty_ref, j.identity), unmatched or Unmatched())
         if run.report is not None:
             view = StreamedLines(pairs, run.rows, unit=unit, policy=pol, window=j.context_window, identity=j.identity,
-                                 judgements=run.seen)
+                                 judgements=run.seen, provenance=provenance)
             result = replace(result, digest=run.report.digest(view))
         if before_edits is not None:
             before_edits(result)
@@ -138,6 +143,7 @@ class _Run:
         self.executor: Any = None
         self.beside = _Beside(CER_ONLY, get_policy(None), "grapheme")
         self.report = None if settings.report is None else ReportFold(settings.report)
+        self.provenance: Provenance | None = None
         self._langs: dict[str, str] = {}
         self._last_doc = ""
         self.rows: list[Any] = []
@@ -201,6 +207,8 @@ class _Run:
         rows, judged = with_judgements(prep.rows, prep.contexts, prep.spans, every,
                                        keep=bool(self.settings.top or self.spill or self.report), severities=severities)
         cache.total = len(prep.contexts)
+        if self.provenance is not None and judged:
+            judged = self.provenance.attach(judged, task.unit, task.policy)
         if self.spill is not None:
             self.spill.write(prep.index, judged)
         outcome = ChunkOutcome(prep.index, self._fingerprint(task) if self.markers else "",

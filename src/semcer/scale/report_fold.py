@@ -21,8 +21,9 @@ from typing import Any
 
 from semcer.alignment.context import edit_contexts
 from semcer.alignment.engine import Pair, align_one
-from semcer.api.report import SEVERITY_BINS, EditDigest, line_segments, severity_bins
+from semcer.api.report import SEVERITY_BINS, EditDigest, element_id, line_segments, severity_bins
 from semcer.io.edits import edit_id
+from semcer.io.formats.provenance import Provenance
 from semcer.judges.distribution import Judgement
 from semcer.metrics.spans import JudgedSpan, judged_spans
 from semcer.scale.ranking import TopList, span_rank
@@ -99,9 +100,10 @@ class StreamedLines:
     available = True
 
     def __init__(self, pairs: Any, rows: Sequence[Any], *, unit: Unit, policy: TextPolicy, window: int,
-                 identity: str, judgements: dict[str, Judgement]) -> None:
+                 identity: str, judgements: dict[str, Judgement], provenance: Provenance | None = None) -> None:
         self.pairs, self.rows, self.unit, self.policy = pairs, rows, unit, policy
         self.window, self.identity, self.judgements = window, identity, judgements
+        self.provenance = provenance
         self.segments: dict[str, list[Any] | None] = {}
 
     def prepare(self, ks: Iterable[int]) -> None:
@@ -118,8 +120,11 @@ class StreamedLines:
         found = [self.judgements.get(JudgedEditStore.key(self.identity, c)) for c in contexts]
         if any(j is None for j in found):
             return None  # not the edits that were judged (cannot happen with the same inputs)
-        marks = [(j.severity, j.mode, j.edit_class) for j in found if j is not None]
-        return line_segments(al.ref_units, al.edits, marks or [(None, None, "")] * len(al.edits))
+        elements = self.provenance.elements(row.id, al.edits, self.unit, self.policy) if self.provenance is not None \
+            else [(None, None)] * len(al.edits)
+        marks = [(j.severity, j.mode, j.edit_class, element_id(r), element_id(h))
+                 for j, (r, h) in zip(found, elements) if j is not None]
+        return line_segments(al.ref_units, al.edits, marks or [(None, None, "", None, None)] * len(al.edits))
 
     def __call__(self, k: int) -> list[Any] | None:
         return self.segments.get(self.rows[k].id)

@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW, EditContext, edit_contexts
 from semcer.alignment.edits import Edit
@@ -27,9 +27,22 @@ from semcer.store.sqlite import JudgedEditStore
 Progress = Callable[[int, int], None]
 
 
+class Element(Protocol):
+    """The page element (region or line) one side of an edit falls in: a
+    :class:`semcer.io.formats.Segment` (or, for an element without text, a ``Skipped``)."""
+
+    @property
+    def id(self) -> str | None: ...
+
+    @property
+    def bbox(self) -> tuple[float, float, float, float] | None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class JudgedEdit:
-    """One edit with the context its judge saw and the judge's answer."""
+    """One edit with the context its judge saw and the judge's answer, and, for an item read from a
+    page file, the element each side of the edit falls in (:mod:`semcer.io.formats.provenance`;
+    None otherwise, or where that side stands in no element)."""
 
     line_id: str
     doc: str
@@ -37,6 +50,8 @@ class JudgedEdit:
     edit: Edit
     context: EditContext
     judgement: Judgement
+    ref_element: Element | None = None
+    hyp_element: Element | None = None
 
     @property
     def severity(self) -> float | None:

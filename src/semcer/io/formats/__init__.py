@@ -7,7 +7,8 @@
   dinglehopper 0.11's extraction, which with the ``dinglehopper`` text policy reproduces its CER).
 - :func:`detect_xml_format`: which format the first bytes of a file are.
 - :func:`element_at` / :func:`elements_in`: the element an offset (or an edit's original span) of
-  the page text falls in.
+  the page text falls in; :class:`~semcer.io.formats.provenance.Provenance`: the element each
+  side of every judged edit falls in (what edit lists, the score JSON and the report show).
 - :func:`pair_files` / :func:`read_pairs` / :func:`page_key`: reference and output files paired
   by name; unmatched and ignored files are returned, never dropped.
 - :func:`page_items` / :func:`paired_items`: pages -> :class:`semcer.io.collections.Item` rows,

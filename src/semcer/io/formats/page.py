@@ -148,8 +148,9 @@ def elements_in(page: Page, start: int, end: int) -> tuple[Segment, ...]:
             return (page.segments[i],)
         return ()
     out = []
-    i = max(bisect_right(_starts(page), start) - 1, 0)
-    for seg in page.segments[i:]:
+    segments = page.segments
+    for i in range(max(bisect_right(_starts(page), start) - 1, 0), len(segments)):  # no slice: O(found), not O(page)
+        seg = segments[i]
         if seg.start >= end:
             break
         if seg.end > start and seg.text:
