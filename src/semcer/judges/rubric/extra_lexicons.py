@@ -319,9 +319,13 @@ def _mecab_tokens(text: str) -> list[str] | None:
 
 @cache(maxsize=1)
 def _mecab() -> object:
-    from wordfreq.mecab import make_mecab_analyzer
+    """wordfreq's own MeCab analyzer for Japanese (the one its tokenizer uses, built if it is not yet):
+    one analyzer maps the ipadic dictionary (49 MB) once, where two would each keep what they read of it."""
+    from wordfreq.mecab import MECAB_ANALYZERS, make_mecab_analyzer
 
-    return make_mecab_analyzer("ja")
+    if "ja" not in MECAB_ANALYZERS:
+        MECAB_ANALYZERS["ja"] = make_mecab_analyzer("ja")
+    return MECAB_ANALYZERS["ja"]
 
 
 def _package_version(name: str) -> str:
