@@ -53,6 +53,7 @@ TAMPERED = [
     ("flags = '\"ab\"'", "flags that are a JSON string (would read as two flags 'a', 'b')"),
     ("flags = '[1, 2]'", "flags that are not strings"),
     ("edit_class = x'00'", "a blob as the edit class"),
+    ("lang = CAST(x'ff' AS TEXT)", "a text value that is not UTF-8 (SQLite's reader fails the whole query)"),
     (f"pair = x'{pack_pair('x⟦y⟧', 'x⟦z⟧').hex()}'", "a sound marked pair that is not the row's content"),
     ("pair = substr(pair, 1, length(pair) - 1)", "a marked pair cut short"),
     ("pair = CAST(pair || x'00' AS BLOB)", "a marked pair with a byte after it"),

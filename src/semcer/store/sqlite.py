@@ -704,13 +704,13 @@ class JudgedEditStore:
                                 "WHERE identity = ?)", (judge_identity,)).fetchone()[0]
 
     def judges(self) -> list[tuple[str, int]]:
-        """Judge identities in the store with their edit counts, sorted by identity (a row whose judge
-        id names no judge counts under ``?<id>``)."""
-        with self._db() as conn:
+        """Judge identities in the store with their edit counts, sorted by identity (rows whose judge
+        names no judge, an id not in the table or a value that is not an identity, count under ``?<value>``)."""
+        with self._db() as conn, _tolerant_text(conn):
             counts = list(conn.execute("SELECT judge, count(*) FROM judged_edits GROUP BY judge"))
             identities = self._identities(conn)
         if self.schema_version == 1:
-            return sorted(counts)
+            identities = {judge: judge for judge, _ in counts if type(judge) is str}
         return sorted((identities.get(judge, f"?{judge!r}"), n) for judge, n in counts)
 
     def scan(self, judge_identity: str | None = None, *, by_judge: bool = False
