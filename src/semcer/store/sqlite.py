@@ -6,9 +6,16 @@ or in another corpus, is a hit. All five probabilities are stored, so a change o
 needs no new judging. Several processes may write one store at once (WAL mode, writers wait for
 each other); a run killed at any moment loses at most the batch it was judging.
 
+Layout (schema 2, :data:`STORED`): one row per judged edit with its judge as the id of its identity
+in table ``judges``, and its marked pair as one packed value (:mod:`semcer.store.packing`: both sides
+in one DEFLATE stream, so a page's window takes some 40 % of its UTF-8 bytes); readers see the
+columns of :data:`COLUMNS`, whatever the layout. A schema-1 store (semcer 0.1.0) is read as it is, and
+upgraded in place when opened for writing.
+
 Nothing read back is trusted blindly: every row passes :func:`check_row` (its types, the one
 distribution check :func:`semcer.judges.distribution.check_distribution`, a key that matches its
-content) before it is used; a row that fails is reported, never used. Judgements flagged
+content, a judge id and a packed pair that decode) before it is used; a row that fails is reported,
+never used (a text value that is not UTF-8 included: it fails its row, not the query). Judgements flagged
 :data:`ONE_HOT_FLAG` (an LLM answer without probabilities) are never stored, so a later run asks
 again.
 """

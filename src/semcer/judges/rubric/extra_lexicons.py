@@ -20,8 +20,8 @@ installed has no lexicon (:func:`available` is False), exactly as before these l
 :func:`version` names every source found (package version and a hash of the file read), so a judge
 identity built on it changes whenever a list does.
 
-The lists are read from their sources once per machine (:func:`word_zipfs`) and kept as the compact,
-memory-mapped tables of :mod:`.lexicon_store` (``xlex/<lang>-<hash>.lex`` under
+The lists are read from their sources once per machine (:func:`word_zipfs`) and kept as the compact
+tables of :mod:`.lexicon_store`, read in place (``xlex/<lang>-<hash>.lex`` under
 :func:`~.lexicon_store.lexicon_dir`, keyed by the sha256 of the files read and :data:`TABLE_RULES`),
 as wordfreq's lists are: no process holds them as Python dictionaries. PyThaiNLP's ``newmm``
 dictionary is one too (:class:`NewmmDictionary`), in place of the trie of Python objects PyThaiNLP
@@ -181,7 +181,7 @@ def _built_from(lang: str, path: Path) -> dict[str, Any]:
 @cache(maxsize=8)
 def _table(lang: str) -> Table | None:
     """The compact table of ``lang``'s list (:mod:`.lexicon_store`: built once into the cache folder,
-    keyed by the hash of its source files, then memory-mapped), or None when the source is not installed."""
+    keyed by the hash of its source files, then read in place), or None when the source is not installed."""
     path = _source_file(lang)
     if path is None:
         return None
