@@ -4,6 +4,7 @@ a corrupt row still reported and never used, the file smaller."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sqlite3
 import time
@@ -75,6 +76,12 @@ def test_a_schema_1_store_is_read_as_it_is(v1_store):
         rows = store.rows(RecordingJudge.identity, skip_corrupt=True)
         assert {(r["marked_ref"], r["marked_hyp"], r["p"]) for r in rows} == {
             (c.marked_ref, c.marked_hyp, p_of(c)) for c in ctxs}
+        if importlib.util.find_spec("pyarrow") is not None:  # exported as any store, and imported into a new one
+            exported = store.export_parquet(path.with_suffix(".parquet"), skip_corrupt=True)
+            assert exported == (65, 2)
+            with JudgedEditStore(path.with_name("new.sqlite")) as new:
+                assert new.import_parquet(path.with_suffix(".parquet")).inserted == 65
+                assert new.rows() == store.rows(skip_corrupt=True)
         with pytest.raises(StoreError, match="store was opened read-only"):
             store.put_many([(store.key("j", ctxs[0]), "j", ctxs[0], RecordingJudge().judge([ctxs[0]])[0])])
     assert path.read_bytes() == before

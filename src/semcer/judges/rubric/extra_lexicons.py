@@ -321,11 +321,14 @@ def _mecab_tokens(text: str) -> list[str] | None:
 def _mecab() -> object:
     """wordfreq's own MeCab analyzer for Japanese (the one its tokenizer uses, built if it is not yet):
     one analyzer maps the ipadic dictionary (49 MB) once, where two would each keep what they read of it."""
-    from wordfreq.mecab import MECAB_ANALYZERS, make_mecab_analyzer
+    from wordfreq import mecab
 
-    if "ja" not in MECAB_ANALYZERS:
-        MECAB_ANALYZERS["ja"] = make_mecab_analyzer("ja")
-    return MECAB_ANALYZERS["ja"]
+    analyzers = getattr(mecab, "MECAB_ANALYZERS", None)  # wordfreq's cache of analyzers (3.x)
+    if not isinstance(analyzers, dict):
+        return mecab.make_mecab_analyzer("ja")
+    if "ja" not in analyzers:
+        analyzers["ja"] = mecab.make_mecab_analyzer("ja")
+    return analyzers["ja"]
 
 
 def _package_version(name: str) -> str:
