@@ -36,7 +36,7 @@ from semcer.judges.rubric import RubricJudge  # noqa: E402
 
 #: Caches that hold the word lists themselves or the model: never cleared (loaded once per process).
 _KEEP = frozenset({"table", "_simplified_map", "_available", "table_hash", "load_model",
-                   "_freq_dict", "_mecab", "sources", "version"})  # the extra lexicons and MeCab, too
+                   "_table", "_newmm_dictionary", "_file_digest", "_mecab", "sources", "version"})  # extra lexicons, MeCab
 
 
 def caches() -> list[Any]:

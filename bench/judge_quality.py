@@ -30,7 +30,7 @@ from semcer.reports.text import render_judge_eval  # noqa: E402
 from semcer.statistics.judge_eval import DEFAULT_POOLS, evaluate_judge  # noqa: E402
 
 #: Caches that hold the word lists themselves or the model: never cleared (loaded once per process).
-_KEEP = frozenset({"_freq_dict", "_available", "table_hash", "load_model"})
+_KEEP = frozenset({"_table", "_newmm_dictionary", "_file_digest", "_available", "table_hash", "load_model"})
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,8 +4,9 @@
     python bench/pages.py --pages 5 --chars 5000 --huge 0
 
 Each case is a whole `semcer score REFS HYPS --json --store STORE` process of the working tree (default
-judge, a fresh store), timed, with its peak resident memory read from the kernel (`ru_maxrss` of the
-child) and the store's size on disk. Pages are built from the bench corpus's generator (seeded,
+judge, a fresh store), timed, with its peak resident memory (the kernel's VmHWM of that process, read by
+the process itself as it exits: `ru_maxrss` would also count the bench's own memory, which the child
+carries until it calls exec) and the store's size on disk. Pages are built from the bench corpus's generator (seeded,
 multilingual lines joined into pages, OCR-like noise at 2-10 % of the graphemes). The judge sees a
 bounded window of grapheme units around each edit (`semcer.alignment.context`), so memory and the
 store grow with edits x window, not with edits x page length.
@@ -20,7 +21,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -56,6 +56,14 @@ def _write(path: Path, rows: list[dict]) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 
+#: Runs ``python -m semcer ARGS`` and, at exit, writes the process's own peak resident memory to stderr.
+_MEASURED = ("import atexit, sys, runpy\n"
+             "rss = lambda: int(open('/proc/self/status').read().split('VmHWM:')[1].split()[0])\n"
+             "atexit.register(lambda: sys.stderr.write(f'\\nMAXRSS_KB {rss()}\\n'))\n"
+             "sys.argv = ['semcer', *sys.argv[1:]]\n"
+             "runpy.run_module('semcer', run_name='__main__')\n")
+
+
 def run_case(name: str, refs: list[dict], hyps: list[dict]) -> dict:
     """One whole `semcer score` process on the case; its wall time, peak RSS and store size."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -63,20 +71,18 @@ def run_case(name: str, refs: list[dict], hyps: list[dict]) -> dict:
         _write(r, refs)
         _write(h, hyps)
         env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         t = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "semcer.cli", "score", str(r), str(h), "--json", "--quiet",
+        done = subprocess.run([sys.executable, "-c", _MEASURED, "score", str(r), str(h), "--json", "--quiet",
                                "--store", str(store)], capture_output=True, text=True, env=env)
         seconds = time.perf_counter() - t
-        peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         if done.returncode not in (0, 1):
             raise SystemExit(f"{name}: semcer score failed ({done.returncode}): {done.stderr[-2000:]}")
+        peak_kb = [int(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("MAXRSS_KB ")][-1]
         out = json.loads(done.stdout)
         store_bytes = sum(p.stat().st_size for p in Path(tmp).glob("store.sqlite*"))
         chars = sum(len(x["text"]) for x in refs)
         return {"case": name, "chars": chars, "seconds": round(seconds, 2),
-                # ru_maxrss of children is the largest child so far: run the biggest case last
-                "peak_rss_mb": round(max(peak_kb, before) / 1024, 1), "store_mb": round(store_bytes / 2**20, 2),
+                "peak_rss_mb": round(peak_kb / 1024, 1), "store_mb": round(store_bytes / 2**20, 2),
                 "edits": out["judge"]["edits"], "cer": out["corpus"]["cer"], "semcer": out["corpus"]["semcer"]}
 
 

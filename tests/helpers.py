@@ -12,7 +12,7 @@ from semcer.alignment.context import MARK_CLOSE, MARK_OPEN, EditContext
 from semcer.judges.base import FixedJudge
 from semcer.judges.distribution import Judgement
 from semcer.store.cached import judge_cached
-from semcer.store.sqlite import JudgedEditStore
+from semcer.store.sqlite import STORED, JudgedEditStore
 from semcer.text.units import graphemes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -166,8 +166,12 @@ class RecordingJudge:
         return [c.content_key() for batch in self.calls for c in batch]
 
 
+#: Where the five probabilities stand in a stored row (:func:`dump`).
+P_STORED = slice(STORED.index("p0"), STORED.index("p4") + 1)
+
+
 def dump(path: Path) -> list[tuple]:
-    """Every row of a store's table of judged edits, in key order."""
+    """Every row of a store's table of judged edits as stored (:data:`semcer.store.sqlite.STORED`), in key order."""
     with sqlite3.connect(path) as conn:
         return conn.execute("SELECT * FROM judged_edits ORDER BY key").fetchall()
 

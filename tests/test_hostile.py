@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from llm_server import ChatServer, fixed_backend
 
+from semcer.store.sqlite import JudgedEditStore
+
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples"
 KEY = "sk-hostile-0123456789abcdefXYZ"
@@ -73,8 +75,8 @@ def test_1_a_200k_character_line(tmp_path):
     p, peak_mb = semcer_measured("score", r, h, "--json", "--store", str(tmp_path / "s.sqlite"))
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["corpus"]["substitutions"] > 50
-    with sqlite3.connect(tmp_path / "s.sqlite") as conn:
-        assert conn.execute("SELECT max(length(marked_ref)) FROM judged_edits").fetchone()[0] <= 203
+    with JudgedEditStore(tmp_path / "s.sqlite", readonly=True) as store:
+        assert max(len(r["marked_ref"]) for r in store.rows()) <= 203
     assert peak_mb < 400, peak_mb  # measured: 146 MB (semcer cer on a short line: 65 MB)
 
 

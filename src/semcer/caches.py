@@ -15,7 +15,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: Entries of the caches keyed by a whole line (or a judge's window of one): a line's edits are judged
 #: together, so a few hundred lines are enough, and a long window weighs tens of kilobytes.
-LINE_CACHE = 1 << 10
+LINE_CACHE = 1 << 8
 
 _CACHES: list[Any] = []  # filled at import, by @cache; never holds anything but lru_cache wrappers
 

@@ -8,14 +8,14 @@ import sqlite3
 import time
 
 import pytest
-from helpers import EXAMPLES, RecordingJudge, dump, make_ctx, p_of, read_jsonl
+from helpers import EXAMPLES, P_STORED, RecordingJudge, dump, make_ctx, p_of, read_jsonl
 
 import semcer
 from semcer.judges import resolve_judge
 from semcer.judges.distribution import Judgement
 from semcer.store.cached import judge_cached
 from semcer.store.keys import edit_key, is_deterministic
-from semcer.store.sqlite import COLUMNS, INSERT, JudgedEditStore
+from semcer.store.sqlite import COLUMNS, JudgedEditStore
 
 FORGED = (1.0, 0.0, 0.0, 0.0, 0.0)  # "every edit is harmless": semCER 0
 
@@ -59,9 +59,9 @@ def test_forged_rows_never_change_a_deterministic_score(tmp_path, corpus, name):
         assert len(store) == 0
 
     # A store that already holds forged rows (imported by an older semcer, or written by hand).
-    with sqlite3.connect(path) as conn:
-        conn.executemany(INSERT, [(*(r[c] for c in COLUMNS[:10]), *FORGED, "", "[]", time.time()) for r in rows])
-    conn.close()
+    with JudgedEditStore(path) as store:
+        assert store.insert_values([(*(r[c] for c in COLUMNS[:10]), *FORGED, "", "[]", time.time()) for r in rows]) \
+            == len(rows)
     scored = semcer.evaluate(refs, hyps, judge=judge, store=path)
     assert scored.corpus.semcer == honest.corpus.semcer
     assert str(scored.signature) == str(honest.signature)
@@ -69,7 +69,7 @@ def test_forged_rows_never_change_a_deterministic_score(tmp_path, corpus, name):
 
     # ... and the store now holds the recomputed judgements, not the forged ones.
     recomputed = {edit_key(judge.identity, j.context.content_key()): j.judgement.p for j in honest.judged}
-    stored = {r[0]: r[10:15] for r in dump(path)}
+    stored = {r[0]: r[P_STORED] for r in dump(path)}
     assert stored == recomputed
 
 
@@ -90,7 +90,7 @@ def test_judge_cached_never_reads_for_a_deterministic_judge_and_overwrites_what_
         assert stats.hits == 0 and stats.judged == 10 and stats.overwritten == 3
         assert [r.p for r in results] == [p_of(c) for c in ctxs]
         rows = {r[0]: r for r in dump(store.path)}
-        assert {k: r[10:15] for k, r in rows.items()} == {store.key(judge.identity, c): p_of(c) for c in ctxs}
+        assert {k: r[P_STORED] for k, r in rows.items()} == {store.key(judge.identity, c): p_of(c) for c in ctxs}
         assert [k for k in keys if rows[k][-1] != created[k]] == keys[:3]  # the rows that agreed were not rewritten
 
         # deterministic=False reads the (now repaired) store as for any other judge

@@ -8,13 +8,14 @@ import sqlite3
 import struct
 
 import pytest
-from helpers import RecordingJudge, dump, make_ctx, p_of
+from helpers import P_STORED, RecordingJudge, dump, make_ctx, p_of
 
 import semcer
 from semcer.errors import StoreError
 from semcer.judges.base import FixedJudge
 from semcer.judges.distribution import Judgement
 from semcer.store.cached import judge_cached
+from semcer.store.packing import pack_pair
 from semcer.store.sqlite import JudgedEditStore
 
 # Three lines, one edit each: 2 substitutions and 1 deletion over 5 + 7 + 11 = 23 graphemes.
@@ -52,8 +53,15 @@ TAMPERED = [
     ("flags = '\"ab\"'", "flags that are a JSON string (would read as two flags 'a', 'b')"),
     ("flags = '[1, 2]'", "flags that are not strings"),
     ("edit_class = x'00'", "a blob as the edit class"),
-    ("marked_hyp = marked_hyp || 'x'", "content that no longer matches the key"),
-    ("judge = 'someone-else'", "a judge that does not match the key"),
+    ("lang = CAST(x'ff' AS TEXT)", "a text value that is not UTF-8 (SQLite's reader fails the whole query)"),
+    (f"pair = x'{pack_pair('x⟦y⟧', 'x⟦z⟧').hex()}'", "a sound marked pair that is not the row's content"),
+    ("pair = substr(pair, 1, length(pair) - 1)", "a marked pair cut short"),
+    ("pair = CAST(pair || x'00' AS BLOB)", "a marked pair with a byte after it"),
+    ("pair = pair || x'00'", "a marked pair made text (not UTF-8) by a concatenation"),
+    ("pair = 'ab⟦c⟧'", "text where the packed pair should be"),
+    ("pair = x'07' || substr(pair, 2)", "a marked pair with an unknown codec"),
+    ("judge = 99", "a judge id that names no judge"),
+    ("judge = 'someone-else'", "a judge that is text, not an id"),
 ]
 
 
@@ -71,7 +79,7 @@ def test_tampered_rows_never_move_semcer(tmp_path, assignment, why):
     assert again.judge_run is not None
     assert again.judge_run.cache_hits == 0 and again.judge_run.judged == EDITS  # the bad rows were judged again
     # ... and the new judgements replaced them (not INSERT OR IGNORE keeping the bad ones)
-    assert [r[10:15] for r in dump(path)] == [P] * EDITS
+    assert [r[P_STORED] for r in dump(path)] == [P] * EDITS
     third = semcer.evaluate(REFS, HYPS, judge=_judge(), store=path)
     assert third.judge_run is not None and third.judge_run.cache_hits == EDITS and third.judge_run.judged == 0
 

@@ -8,9 +8,10 @@ derived ``severity`` and ``mode``) plus ``key``, ``judge``, ``edit_class``, ``fl
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -21,11 +22,9 @@ from semcer.judges.distribution import LEVELS, check_distribution, expected_rati
 from semcer.store.keys import edit_key, is_deterministic
 from semcer.store.sqlite import (
     COLUMNS,
-    INSERT,
     ONE_HOT_FLAG,
     SCHEMA_VERSION,
     JudgedEditStore,
-    check_row,
     corrupt_message,
     flags_from_text,
     flags_to_text,
@@ -78,23 +77,23 @@ def export_parquet(store: JudgedEditStore, path: str | os.PathLike, *, judge_ide
     pa, pq = _pyarrow()
     _check_output(store, path)
     schema = _parquet_schema(pa)
-    where, params = ("WHERE judge = ?", (judge_identity,)) if judge_identity is not None else ("", ())
     written = 0
     corrupt: dict[str, str] = {}
-    with store.reading() as conn, atomic_path(path) as tmp:
-        cursor = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM judged_edits {where} ORDER BY judge, key", params)
+    with contextlib.closing(store.scan(judge_identity, by_judge=True)) as rows, atomic_path(path) as tmp:
         with pq.ParquetWriter(tmp, schema) as writer:
-            while batch := cursor.fetchmany(PARQUET_BATCH):
-                good = []
-                for row in batch:
-                    reason = check_row(row)
-                    if reason:
-                        corrupt[row[0] if isinstance(row[0], str) else repr(row[0])] = reason
-                    else:
-                        good.append(row)
-                if good:
+            good: list[Sequence[Any]] = []
+            for row, reason in rows:
+                if reason:
+                    corrupt[row[0] if isinstance(row[0], str) else repr(row[0])] = reason
+                    continue
+                good.append(row)
+                if len(good) >= PARQUET_BATCH:
                     writer.write_table(_rows_to_table(pa, schema, good))
                     written += len(good)
+                    good = []
+            if good:
+                writer.write_table(_rows_to_table(pa, schema, good))
+                written += len(good)
             if written == 0:
                 writer.write_table(schema.empty_table())
         if corrupt and not skip_corrupt:
@@ -161,10 +160,7 @@ def import_parquet(store: JudgedEditStore, path: str | os.PathLike) -> ImportRes
 
     def flush() -> None:
         nonlocal inserted, present
-        with store.transaction() as conn:
-            before = conn.total_changes
-            conn.executemany(INSERT, pending)
-            added = conn.total_changes - before
+        added = store.insert_values(pending)
         inserted += added
         present += len(pending) - added
         pending.clear()
@@ -217,8 +213,8 @@ def _parquet_schema(pa: Any) -> Any:
     return pa.schema(fields, metadata=metadata)
 
 
-def _rows_to_table(pa: Any, schema: Any, rows: list[tuple]) -> Any:
-    """A Parquet record batch from SQLite rows in ``COLUMNS`` order."""
+def _rows_to_table(pa: Any, schema: Any, rows: list[Sequence[Any]]) -> Any:
+    """A Parquet record batch from store rows in ``COLUMNS`` order."""
     arrays = {name: list(col) for name, col in zip(COLUMNS, zip(*rows))}
     ps = [list(p) for p in zip(*(arrays.pop(f"p{k}") for k in range(LEVELS)))]
     arrays["p"] = ps

@@ -6,9 +6,16 @@ or in another corpus, is a hit. All five probabilities are stored, so a change o
 needs no new judging. Several processes may write one store at once (WAL mode, writers wait for
 each other); a run killed at any moment loses at most the batch it was judging.
 
+Layout (schema 2, :data:`STORED`): one row per judged edit with its judge as the id of its identity
+in table ``judges``, and its marked pair as one packed value (:mod:`semcer.store.packing`: both sides
+in one DEFLATE stream, so a page's window takes some 40 % of its UTF-8 bytes); readers see the
+columns of :data:`COLUMNS`, whatever the layout. A schema-1 store (semcer 0.1.0) is read as it is, and
+upgraded in place when opened for writing.
+
 Nothing read back is trusted blindly: every row passes :func:`check_row` (its types, the one
 distribution check :func:`semcer.judges.distribution.check_distribution`, a key that matches its
-content) before it is used; a row that fails is reported, never used. Judgements flagged
+content, a judge id and a packed pair that decode) before it is used; a row that fails is reported,
+never used (a text value that is not UTF-8 included: it fails its row, not the query). Judgements flagged
 :data:`ONE_HOT_FLAG` (an LLM answer without probabilities) are never stored, so a later run asks
 again.
 """
@@ -21,7 +28,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,13 +37,16 @@ from semcer.alignment.context import EditContext, content_key
 from semcer.errors import StoreError
 from semcer.judges.distribution import ONE_HOT_FLAG, Judgement, check_distribution
 from semcer.store.keys import edit_key
+from semcer.store.packing import pack_pair, unpack_pair
 from semcer.version import __version__
 
 if TYPE_CHECKING:
     from semcer.store.parquet import ExportResult, ImportResult
 
-#: Version of the on-disk layout; a store with a higher version is refused, never guessed at.
-SCHEMA_VERSION = 1
+#: Version of the on-disk layout; a store with a higher version is refused, never guessed at. Version 1
+#: (semcer 0.1.0 until issue 11) kept the judge identity and both marked texts in every row; it is read
+#: as it is, and upgraded in place to this layout (:meth:`JudgedEditStore._upgrade`) when opened for writing.
+SCHEMA_VERSION = 2
 
 #: Seconds a writer waits for another writer's transaction before giving up.
 BUSY_TIMEOUT_S = 120.0
@@ -44,59 +54,72 @@ BUSY_TIMEOUT_S = 120.0
 #: Keys per ``IN (...)`` query: under SQLite's historical limit of 999 bound parameters.
 _IN_CHUNK = 900
 
+#: Rows per batch when a store is upgraded or scanned.
+_BATCH = 5_000
+
 #: While waiting for another writer's lock, the longest pause (seconds) before asking again. Short,
 #: so that a writer queued behind a long import gets the lock in the import's next pause between
 #: batches (SQLite's own busy handler sleeps up to 100 ms between tries and can miss every pause).
 _LOCK_POLL_S = 0.002
 
 
+#: The columns of a judged edit as every reader sees it (:func:`check_row`, the Parquet files).
 COLUMNS = (
     "key", "judge", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",
     "marked_ref", "marked_hyp", "p0", "p1", "p2", "p3", "p4", "edit_class", "flags", "created",
 )
 
-_SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS meta (
-    name TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-)""",
-    """CREATE TABLE IF NOT EXISTS judged_edits (
+#: The columns as stored (schema 2): the judge as the id of its identity in table ``judges``, the
+#: marked pair as one packed value (:mod:`semcer.store.packing`).
+STORED = (
+    "key", "judge", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",
+    "pair", "p0", "p1", "p2", "p3", "p4", "edit_class", "flags", "created",
+)
+
+_EDITS_TABLE = """CREATE TABLE judged_edits (
     key TEXT PRIMARY KEY,
-    judge TEXT NOT NULL,
+    judge INTEGER NOT NULL,
     lang TEXT NOT NULL,
     op TEXT NOT NULL,
     ref_unit TEXT NOT NULL,
     hyp_unit TEXT NOT NULL,
     ref_pos INTEGER NOT NULL,
     hyp_pos INTEGER NOT NULL,
-    marked_ref TEXT NOT NULL,
-    marked_hyp TEXT NOT NULL,
+    pair BLOB NOT NULL,
     p0 REAL NOT NULL, p1 REAL NOT NULL, p2 REAL NOT NULL, p3 REAL NOT NULL, p4 REAL NOT NULL,
     edit_class TEXT NOT NULL,
     flags TEXT NOT NULL,
     created REAL NOT NULL
+)"""
+
+_JUDGES_TABLE = "CREATE TABLE judges (id INTEGER PRIMARY KEY, identity TEXT NOT NULL UNIQUE)"
+_JUDGE_INDEX = "CREATE INDEX judged_edits_judge ON judged_edits (judge)"
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS meta (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
 )""",
-    "CREATE INDEX IF NOT EXISTS judged_edits_judge ON judged_edits (judge)",
+    _JUDGES_TABLE,
+    _EDITS_TABLE,
+    _JUDGE_INDEX,
 )
 
-_PLACEHOLDERS = ", ".join("?" * len(COLUMNS))
-INSERT = f"INSERT OR IGNORE INTO judged_edits ({', '.join(COLUMNS)}) VALUES ({_PLACEHOLDERS})"
-REPLACE = f"INSERT OR REPLACE INTO judged_edits ({', '.join(COLUMNS)}) VALUES ({_PLACEHOLDERS})"
+_PLACEHOLDERS = ", ".join("?" * len(STORED))
+INSERT = f"INSERT OR IGNORE INTO judged_edits ({', '.join(STORED)}) VALUES ({_PLACEHOLDERS})"
+REPLACE = f"INSERT OR REPLACE INTO judged_edits ({', '.join(STORED)}) VALUES ({_PLACEHOLDERS})"
 
-#: What an overwrite compares and sets (not the positions of the first occurrence, nor the time).
+#: What an overwrite compares (not the positions of the first occurrence, nor the time).
 _CONTENT = ("judge", "lang", "op", "ref_unit", "hyp_unit", "marked_ref", "marked_hyp",
             "p0", "p1", "p2", "p3", "p4", "edit_class", "flags")
-_OVERWRITE = (
-    "UPDATE judged_edits SET " + ", ".join(f"{c} = ?" for c in _CONTENT) + ", ref_pos = ?, hyp_pos = ?, created = ? "
-    "WHERE key = ? AND (" + " OR ".join(f"{c} IS NOT ?" for c in _CONTENT)
-    + " OR typeof(ref_pos) <> 'integer' OR typeof(hyp_pos) <> 'integer' OR typeof(created) NOT IN ('real', 'integer'))"
-)
 
-_SELECT = f"SELECT {', '.join(COLUMNS)} FROM judged_edits"
+_SELECT = {1: f"SELECT {', '.join(COLUMNS)} FROM judged_edits", 2: f"SELECT {', '.join(STORED)} FROM judged_edits"}
 _TEXT_COLUMNS = ("key", "judge", "lang", "op", "ref_unit", "hyp_unit", "marked_ref", "marked_hyp", "edit_class", "flags")
 _I = {name: i for i, name in enumerate(COLUMNS)}
+_S = {name: i for i, name in enumerate(STORED)}
 _P = slice(_I["p0"], _I["p4"] + 1)
 _FLAGS = _I["flags"]
+_CONTENT_AT = tuple(_I[c] for c in _CONTENT)
 #: The type of each column of a sound row, as SQLite returns them.
 _SOUND_TYPES = tuple(int if c in ("ref_pos", "hyp_pos") else float if c in ("p0", "p1", "p2", "p3", "p4", "created")
                      else str for c in COLUMNS)
@@ -167,6 +190,26 @@ def _type_problem(row: Sequence[Any]) -> str:
         if type(row[_I[name]]) not in (float, int):
             return f"{name} is {_kind(row[_I[name]])}, not a number"
     return ""
+
+
+def _text_or_bytes(value: bytes) -> str | bytes:
+    """A stored text value as ``str``, or as its bytes when they are not UTF-8 (a damaged row, which
+    :func:`check_row` then refuses, instead of a query that fails for every row)."""
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return value
+
+
+@contextlib.contextmanager
+def _tolerant_text(conn: sqlite3.Connection) -> Iterator[None]:
+    """Read text values with :func:`_text_or_bytes` (slower than SQLite's own decoding: for bulk reads
+    and for a lookup that met a damaged value)."""
+    conn.text_factory = _text_or_bytes
+    try:
+        yield
+    finally:
+        conn.text_factory = str
 
 
 def _judgement(row: Sequence[Any]) -> Judgement:
@@ -285,7 +328,7 @@ class JudgedEditStore:
         # last transactions, which for a cache means re-judging a few edits.
         conn.execute("PRAGMA synchronous = NORMAL")
         version = self._check_existing(conn, allow_empty=True)
-        if version:  # an existing store opens without taking the write lock
+        if version == SCHEMA_VERSION:  # an existing store opens without taking the write lock
             return version
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -297,13 +340,39 @@ class JudgedEditStore:
                     "INSERT OR IGNORE INTO meta (name, value) VALUES (?, ?)",
                     [("schema_version", str(SCHEMA_VERSION)), ("created_by", f"semcer {__version__}")],
                 )
-                version = SCHEMA_VERSION
+            elif version == 1:
+                self._upgrade(conn)
             conn.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
             raise
-        return version
+        if version == 1:
+            with contextlib.suppress(sqlite3.Error):  # give the old rows' pages back (not if a reader holds the file)
+                conn.execute("VACUUM")
+        return SCHEMA_VERSION
+
+    def _upgrade(self, conn: sqlite3.Connection) -> None:
+        """Rewrite a schema-1 store in this layout, inside the caller's write transaction.
+
+        Every row is carried over as it was, its judge replaced by the id of its identity and its
+        marked texts packed into one value; a row that fails the read-back check stays one that fails
+        it (a judge that is not text gets id 0, which names no judge; texts that are not text an
+        empty pair), so it is still reported and never used.
+        """
+        conn.execute("DROP INDEX IF EXISTS judged_edits_judge")
+        conn.execute("ALTER TABLE judged_edits RENAME TO judged_edits_v1")
+        for statement in (_JUDGES_TABLE, _EDITS_TABLE, _JUDGE_INDEX):
+            conn.execute(statement)
+        last = -1
+        ids: dict[str, int] = {}
+        while batch := conn.execute(f"SELECT rowid, {', '.join(COLUMNS)} FROM judged_edits_v1 WHERE rowid > ? "
+                                    f"ORDER BY rowid LIMIT {_BATCH}", (last,)).fetchall():
+            last = batch[-1][0]
+            conn.executemany(INSERT, [self._stored(conn, row[1:], ids, strict=False) for row in batch])
+        conn.execute("DROP TABLE judged_edits_v1")
+        conn.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(SCHEMA_VERSION),))
+        conn.execute("INSERT OR REPLACE INTO meta (name, value) VALUES ('upgraded_by', ?)", (f"semcer {__version__}",))
 
     def _open_readonly(self, conn: sqlite3.Connection) -> int:
         """The schema version through a read-only connection, reopened immutable when it must be.
@@ -453,12 +522,74 @@ class JudgedEditStore:
     def __repr__(self) -> str:
         return f"JudgedEditStore({str(self.path)!r}{', readonly=True' if self.readonly else ''})"
 
+    # -- the stored layout ---------------------------------------------------------------------
+
+    def _judge_id(self, conn: sqlite3.Connection, identity: str, ids: dict[str, int]) -> int:
+        """The id of ``identity`` in table ``judges`` (added there if new), inside a write transaction."""
+        found = ids.get(identity)
+        if found is None:
+            conn.execute("INSERT OR IGNORE INTO judges (identity) VALUES (?)", (identity,))
+            found = ids[identity] = conn.execute("SELECT id FROM judges WHERE identity = ?", (identity,)).fetchone()[0]
+        return found
+
+    def _stored(self, conn: sqlite3.Connection, values: Sequence[Any], ids: dict[str, int], *,
+                strict: bool = True) -> tuple:
+        """The stored row (:data:`STORED`) of a row in :data:`COLUMNS` order, inside a write transaction.
+        Not ``strict`` (an upgrade's old rows), a judge or texts of the wrong type are kept as a row that
+        fails the read-back check."""
+        judge, ref, hyp = values[_I["judge"]], values[_I["marked_ref"]], values[_I["marked_hyp"]]
+        if strict or type(judge) is str:
+            judge_id = self._judge_id(conn, judge, ids)
+        else:
+            judge_id = 0  # names no judge
+        pair = pack_pair(ref, hyp) if strict or (type(ref) is str and type(hyp) is str) else b""
+        return (*values[:_I["judge"]], judge_id, *values[_I["lang"] : _I["marked_ref"]], pair, *values[_P.start :])
+
+    def _identities(self, conn: sqlite3.Connection) -> dict[Any, str]:
+        """Judge id -> identity (table ``judges``; empty for a schema-1 store, which keeps identities in its rows)."""
+        if self.schema_version == 1:
+            return {}
+        return dict(conn.execute("SELECT id, identity FROM judges"))
+
+    def _decoded(self, row: Sequence[Any], identities: dict[Any, str]) -> tuple[Sequence[Any], str]:
+        """A stored row in :data:`COLUMNS` order and why it cannot be used ("" when it passes :func:`check_row`)."""
+        if self.schema_version == 1:
+            return row, check_row(row)
+        identity = identities.get(row[_S["judge"]])
+        if identity is None:
+            return row, f"judge id {_kind(row[_S['judge']])} names no judge of the store"
+        try:
+            ref, hyp = unpack_pair(row[_S["pair"]])
+        except ValueError as exc:
+            return row, f"marked pair {exc}"
+        logical = (row[0], identity, *row[_S["lang"] : _S["pair"]], ref, hyp, *row[_S["p0"] :])
+        return logical, check_row(logical)
+
+    def _select(self, where: str = "", order: str = "") -> str:
+        return f"{_SELECT[self.schema_version]} {where} {order}"
+
     # -- keys, lookups, inserts ----------------------------------------------------------------
 
     @staticmethod
     def key(judge_identity: str, ctx: EditContext) -> str:
         """sha256 hex of the judge identity and the edit's content key (not its line id or position)."""
         return edit_key(judge_identity, ctx.content_key())
+
+    def _found_rows(self, conn: sqlite3.Connection, keys: Sequence[str]) -> Iterator[tuple[Sequence[Any], str]]:
+        """The stored rows of ``keys`` (distinct), decoded, each with why it cannot be used."""
+        identities = self._identities(conn)
+        for start in range(0, len(keys), _IN_CHUNK):
+            chunk = keys[start : start + _IN_CHUNK]
+            sql = self._select(f"WHERE key IN ({','.join('?' * len(chunk))})")
+            try:
+                rows = conn.execute(sql, chunk).fetchall()
+            except sqlite3.OperationalError as exc:
+                if "decode" not in str(exc):
+                    raise
+                with _tolerant_text(conn):  # a text value that is not UTF-8: read again, that row as bytes
+                    rows = conn.execute(sql, chunk).fetchall()
+            for row in rows:
+                yield self._decoded(row, identities)
 
     def get_many(self, keys: Sequence[str]) -> Found:
         """The stored judgements of those ``keys`` that are in the store and sound (misses are absent).
@@ -467,25 +598,22 @@ class JudgedEditStore:
         ``corrupt`` (with the reason), those of stored one-hot fallbacks in its ``one_hot``, and
         neither is returned as a judgement (:class:`Found`).
         """
-        unique = list(dict.fromkeys(keys))
         found = Found()
         with self._db() as conn:
-            for start in range(0, len(unique), _IN_CHUNK):
-                chunk = unique[start : start + _IN_CHUNK]
-                for row in conn.execute(f"{_SELECT} WHERE key IN ({','.join('?' * len(chunk))})", chunk):
-                    reason = check_row(row)
-                    if reason:
-                        found.corrupt[row[0]] = reason
-                        continue
-                    judgement = _judgement(row)
-                    if ONE_HOT_FLAG in judgement.flags:
-                        found.one_hot.append(row[0])
-                    else:
-                        found[row[0]] = judgement
+            for row, reason in self._found_rows(conn, list(dict.fromkeys(keys))):
+                if reason:
+                    found.corrupt[row[0]] = reason
+                    continue
+                judgement = _judgement(row)
+                if ONE_HOT_FLAG in judgement.flags:
+                    found.one_hot.append(row[0])
+                else:
+                    found[row[0]] = judgement
         return found
 
     def _values(self, rows: Sequence[tuple[str, str, EditContext, Judgement]]) -> list[tuple]:
-        """INSERT values of the rows worth storing: checked; failures and one-hot fallbacks left out."""
+        """Rows in :data:`COLUMNS` order of the judgements worth storing: checked; failures and one-hot
+        fallbacks left out."""
         now = time.time()
         values = []
         for key, identity, ctx, judgement in rows:
@@ -517,37 +645,54 @@ class JudgedEditStore:
         values = self._values(rows)
         if not values:
             return 0
-        replacing = [v for v in values if v[0] in replace] if replace else []
-        inserting = [v for v in values if v[0] not in replace] if replace else values
         with self._write() as conn:
+            ids: dict[str, int] = {}
+            stored = [self._stored(conn, v, ids) for v in values]  # first: a new judge is a change too
             before = conn.total_changes
-            if inserting:
-                conn.executemany(INSERT, inserting)
-            if replacing:
-                conn.executemany(REPLACE, replacing)
+            conn.executemany(INSERT, [v for v in stored if v[0] not in replace] if replace else stored)
+            if replace:
+                conn.executemany(REPLACE, [v for v in stored if v[0] in replace])
+            return conn.total_changes - before
+
+    def insert_values(self, values: Sequence[Sequence[Any]]) -> int:
+        """Insert rows given in :data:`COLUMNS` order (already checked, e.g. by an import) in one
+        transaction, keeping rows whose key is present; returns rows inserted."""
+        with self._write() as conn:
+            ids: dict[str, int] = {}
+            stored = [self._stored(conn, v, ids) for v in values]  # first: a new judge is a change too
+            before = conn.total_changes
+            conn.executemany(INSERT, stored)
             return conn.total_changes - before
 
     def overwrite_many(self, rows: Sequence[tuple[str, str, EditContext, Judgement]]) -> tuple[int, int]:
         """Store rows as the truth, in one transaction; returns (inserted, overwritten).
 
         For judges whose answers are recomputed and never read back (the deterministic built-ins):
-        a missing row is inserted, and a stored row whose content, probabilities, class or flags
-        differ from the new one (forged, damaged, or written by another build) is overwritten; rows
-        that agree are left alone. Failures and one-hot fallbacks are skipped, as by :meth:`put_many`.
+        a missing row is inserted, and a stored row that fails the read-back check or whose content,
+        probabilities, class or flags differ from the new one (forged, damaged, or written by another
+        build) is overwritten; rows that agree are left alone (compared as read back, not byte for
+        byte, so another build of zlib packing the same pair differently rewrites nothing). Failures
+        and one-hot fallbacks are skipped, as by :meth:`put_many`.
         """
         values = self._values(rows)
         if not values:
             return 0, 0
-        content = [_I[c] for c in _CONTENT]
-        updates = [
-            (*(v[i] for i in content), v[_I["ref_pos"]], v[_I["hyp_pos"]], v[_I["created"]], v[0], *(v[i] for i in content))
-            for v in values
-        ]
         with self._write() as conn:
+            present = {row[0]: (row, reason) for row, reason in self._found_rows(conn, list({v[0]: 0 for v in values}))}
+            fresh, differing = [], []
+            for v in values:
+                old = present.get(v[0])
+                if old is None:
+                    fresh.append(v)
+                elif old[1] or any(old[0][i] != v[i] for i in _CONTENT_AT):
+                    differing.append(v)
+            ids: dict[str, int] = {}
+            inserting = [self._stored(conn, v, ids) for v in fresh]
+            replacing = [self._stored(conn, v, ids) for v in differing]
             before = conn.total_changes
-            conn.executemany(INSERT, values)
+            conn.executemany(INSERT, inserting)
             inserted = conn.total_changes - before
-            conn.executemany(_OVERWRITE, updates)
+            conn.executemany(REPLACE, replacing)
             return inserted, conn.total_changes - before - inserted
 
     # -- counts --------------------------------------------------------------------------------
@@ -560,12 +705,51 @@ class JudgedEditStore:
         with self._db() as conn:
             if judge_identity is None:
                 return conn.execute("SELECT count(*) FROM judged_edits").fetchone()[0]
-            return conn.execute("SELECT count(*) FROM judged_edits WHERE judge = ?", (judge_identity,)).fetchone()[0]
+            if self.schema_version == 1:
+                return conn.execute("SELECT count(*) FROM judged_edits WHERE judge = ?", (judge_identity,)).fetchone()[0]
+            return conn.execute("SELECT count(*) FROM judged_edits WHERE judge IN (SELECT id FROM judges "
+                                "WHERE identity = ?)", (judge_identity,)).fetchone()[0]
 
     def judges(self) -> list[tuple[str, int]]:
-        """Judge identities in the store with their edit counts, sorted by identity."""
-        with self._db() as conn:
-            return list(conn.execute("SELECT judge, count(*) FROM judged_edits GROUP BY judge ORDER BY judge"))
+        """Judge identities in the store with their edit counts, sorted by identity (rows whose judge
+        names no judge, an id not in the table or a value that is not an identity, count under ``?<value>``)."""
+        with self._db() as conn, _tolerant_text(conn):
+            counts = list(conn.execute("SELECT judge, count(*) FROM judged_edits GROUP BY judge"))
+            identities = self._identities(conn)
+        if self.schema_version == 1:
+            identities = {judge: judge for judge, _ in counts if type(judge) is str}
+        return sorted((identities.get(judge, f"?{judge!r}"), n) for judge, n in counts)
+
+    def scan(self, judge_identity: str | None = None, *, by_judge: bool = False
+             ) -> Generator[tuple[Sequence[Any], str], None, None]:
+        """Every stored row (of one judge or all) in :data:`COLUMNS` order with why it cannot be used
+        ("" when it passes :func:`check_row`), ordered by key (``by_judge``: by judge identity, then
+        key; rows whose judge id names no judge last), read in batches. The handle is held until the
+        iteration ends."""
+        with self._db() as conn, _tolerant_text(conn):
+            identities = self._identities(conn)
+            for where, args, order in self._scan_parts(identities, judge_identity, by_judge):
+                cursor = conn.execute(self._select(where, order), args)
+                while batch := cursor.fetchmany(_BATCH):
+                    for row in batch:
+                        yield self._decoded(row, identities)
+
+    def _scan_parts(self, identities: dict[Any, str], judge_identity: str | None, by_judge: bool
+                    ) -> list[tuple[str, tuple, str]]:
+        """The queries of :meth:`scan`: (WHERE clause, its arguments, ORDER BY clause), in order."""
+        if self.schema_version == 1:
+            if judge_identity is not None:
+                return [("WHERE judge = ?", (judge_identity,), "ORDER BY key")]
+            return [("", (), "ORDER BY judge, key" if by_judge else "ORDER BY key")]
+        if judge_identity is None and not by_judge:
+            return [("", (), "ORDER BY key")]
+        ids = sorted(identities, key=identities.__getitem__)
+        if judge_identity is not None:
+            ids = [i for i in ids if identities[i] == judge_identity]
+        parts = [("WHERE judge = ?", (i,), "ORDER BY key") for i in ids]
+        if judge_identity is None:
+            parts.append((f"WHERE judge NOT IN ({','.join('?' * len(ids))})", tuple(ids), "ORDER BY judge, key"))
+        return parts
 
     def rows(self, judge_identity: str | None = None, *, skip_corrupt: bool = False) -> Rows:
         """Every stored edit (of one judge or all) as a dict, ordered by key: for training on a store.
@@ -573,19 +757,14 @@ class JudgedEditStore:
         Every row passes :func:`check_row` first. Corrupt rows are a StoreError (how many, the first
         and why), or with ``skip_corrupt`` are left out and listed in the result's ``corrupt``.
         """
-        sql, args = f"{_SELECT} ORDER BY key", []
-        if judge_identity is not None:
-            sql, args = f"{_SELECT} WHERE judge = ? ORDER BY key", [judge_identity]
         out = Rows()
-        with self._db() as conn:
-            for r in conn.execute(sql, args):
-                reason = check_row(r)
-                if reason:
-                    out.corrupt[r[0] if isinstance(r[0], str) else repr(r[0])] = reason
-                    continue
-                out.append({"key": r[0], "judge": r[1], "lang": r[2], "op": r[3], "ref_unit": r[4], "hyp_unit": r[5],
-                            "ref_pos": r[6], "hyp_pos": r[7], "marked_ref": r[8], "marked_hyp": r[9],
-                            "p": tuple(float(x) for x in r[_P]), "edit_class": r[_I["edit_class"]]})
+        for r, reason in self.scan(judge_identity):
+            if reason:
+                out.corrupt[r[0] if isinstance(r[0], str) else repr(r[0])] = reason
+                continue
+            out.append({"key": r[0], "judge": r[1], "lang": r[2], "op": r[3], "ref_unit": r[4], "hyp_unit": r[5],
+                        "ref_pos": r[6], "hyp_pos": r[7], "marked_ref": r[8], "marked_hyp": r[9],
+                        "p": tuple(float(x) for x in r[_P]), "edit_class": r[_I["edit_class"]]})
         if out.corrupt and not skip_corrupt:
             raise StoreError(corrupt_message(self.path, out.corrupt, len(out) + len(out.corrupt)))
         return out
@@ -595,10 +774,12 @@ class JudgedEditStore:
         corrupt: dict[str, str] = {}
         rowids: list[int] = []
         n = one_hot = 0
-        with self._db() as conn:
-            for rowid, *row in conn.execute(f"SELECT rowid, {', '.join(COLUMNS)} FROM judged_edits ORDER BY rowid"):
+        with self._db() as conn, _tolerant_text(conn):
+            identities = self._identities(conn)
+            columns = ", ".join(COLUMNS if self.schema_version == 1 else STORED)
+            for rowid, *stored in conn.execute(f"SELECT rowid, {columns} FROM judged_edits ORDER BY rowid"):
                 n += 1
-                reason = check_row(row)
+                row, reason = self._decoded(stored, identities)
                 if reason:
                     corrupt[row[0] if isinstance(row[0], str) else f"rowid {rowid}"] = reason
                     rowids.append(rowid)

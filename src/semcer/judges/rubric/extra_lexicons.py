@@ -19,6 +19,13 @@ changes how a word is drawn, not which word it is), case-folded. A language whos
 installed has no lexicon (:func:`available` is False), exactly as before these lists existed.
 :func:`version` names every source found (package version and a hash of the file read), so a judge
 identity built on it changes whenever a list does.
+
+The lists are read from their sources once per machine (:func:`word_zipfs`) and kept as the compact
+tables of :mod:`.lexicon_store`, read in place (``xlex/<lang>-<hash>.lex`` under
+:func:`~.lexicon_store.lexicon_dir`, keyed by the sha256 of the files read and :data:`TABLE_RULES`),
+as wordfreq's lists are: no process holds them as Python dictionaries. PyThaiNLP's ``newmm``
+dictionary is one too (:class:`NewmmDictionary`), in place of the trie of Python objects PyThaiNLP
+builds, with the same tokens.
 """
 
 from __future__ import annotations
@@ -32,8 +39,10 @@ from collections.abc import Iterator
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _pkg_version
 from pathlib import Path
+from typing import Any
 
-from semcer.caches import cache
+from semcer.caches import LINE_CACHE, cache
+from semcer.judges.rubric.lexicon_store import Table, open_table, value_of_zipf, zipf_of_value
 
 #: Languages served here (wordfreq has no list for them).
 EXTRA_LANGS = frozenset({"th", "te", "kn", "mr"})
@@ -114,9 +123,10 @@ def _unescape(raw: bytes) -> bytes:
     return bytes(out)
 
 
-@cache(maxsize=8)
-def _freq_dict(lang: str) -> dict[str, float]:
-    """Word (lookup key) -> Zipf frequency for ``lang``; empty when its source is not installed."""
+def word_zipfs(lang: str) -> dict[str, float]:
+    """Word (lookup key) -> Zipf frequency of ``lang``'s list, read from its source (seconds, and a
+    Python dictionary of tens of megabytes): what the compact table of :func:`zipf` is built from.
+    Empty when the source is not installed."""
     path = _source_file(lang)
     if path is None:
         return {}
@@ -145,28 +155,143 @@ def _thai_table(path: Path) -> dict[str, float]:
     return table
 
 
+#: Version of the rules that turn a source into a table (:func:`word_zipfs`, :func:`_newmm_entries`):
+#: part of every table's meta, so that a change of rule rebuilds the tables instead of reading old ones.
+TABLE_RULES = 1
+
+
+@cache(maxsize=16)
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _thai_words_file() -> Path | None:
+    d = _thai_dir()
+    return None if d is None or not (d / "words_th.txt").is_file() else d / "words_th.txt"
+
+
+def _built_from(lang: str, path: Path) -> dict[str, Any]:
+    """What a table of ``lang`` is built from (its files' hashes, the rules): the meta it must carry."""
+    files = [path] + ([f] if lang == "th" and (f := _thai_words_file()) is not None else [])
+    digest = hashlib.sha256("|".join(_file_digest(f) for f in files).encode()).hexdigest()
+    return {"source": "xlex", "lang": lang, "rules": TABLE_RULES, "dictionary_zipf": DICTIONARY_ZIPF,
+            "sha256": digest}
+
+
+@cache(maxsize=8)
+def _table(lang: str) -> Table | None:
+    """The compact table of ``lang``'s list (:mod:`.lexicon_store`: built once into the cache folder,
+    keyed by the hash of its source files, then read in place), or None when the source is not installed."""
+    path = _source_file(lang)
+    if path is None:
+        return None
+    expect = _built_from(lang, path)
+    return open_table(f"xlex/{lang}-{str(expect['sha256'])[:16]}", expect,
+                      lambda: ({w: value_of_zipf(z) for w, z in word_zipfs(lang).items()}, {}))
+
+
 @cache(maxsize=1 << 18)
 def zipf(word: str, lang: str) -> float:
     """Zipf frequency of ``word`` in ``lang`` from its list (0.0 when unknown or no list)."""
     if not word:
         return 0.0
-    return _freq_dict(lang).get(_key(word), 0.0)
+    table = _table(lang)
+    if table is None:
+        return 0.0
+    value = table.get(_key(word))
+    return 0.0 if value < 0 else zipf_of_value(value)
 
 
-@cache(maxsize=1 << 12)
+class NewmmDictionary:
+    """PyThaiNLP's default ``newmm`` dictionary (``Trie(thai_words())``) over a compact table.
+
+    ``newmm`` reads its dictionary only through ``prefixes(text, start)``: the words of the trie that
+    ``text[start:]`` begins with, shortest first. The table holds every prefix of every word (each
+    word stripped, as ``Trie.add`` does), marked 1 where the prefix is itself a word and 0 where it is
+    only a prefix, so the walk below stops exactly where the trie's walk stops and returns the same
+    list: tokens are PyThaiNLP's own, without its trie of Python objects (some 60 MB). A bounded memo
+    of the prefixes looked up keeps the walk near the trie's speed.
+    """
+
+    __slots__ = ("_get", "_memo", "_words")
+
+    #: Entries of the memo before it is emptied (a few megabytes).
+    MEMO = 1 << 16
+
+    def __init__(self, table: Table, words: int) -> None:
+        self._get = table.get
+        self._memo: dict[str, int] = {}
+        self._words = words
+
+    def __len__(self) -> int:  # newmm takes an empty dictionary for "none given"
+        return self._words
+
+    def prefixes(self, text: str, start: int = 0) -> list[str]:
+        """The dictionary's words that ``text[start:]`` begins with, shortest first (``Trie.prefixes``)."""
+        memo = self._memo
+        if len(memo) >= self.MEMO:
+            memo.clear()
+        seen = memo.get
+        found = []
+        for end in range(start + 1, len(text) + 1):
+            piece = text[start:end]
+            value = seen(piece)
+            if value is None:
+                value = memo[piece] = self._get(piece)
+            if value < 0:
+                break
+            if value:
+                found.append(piece)
+        return found
+
+
+def _newmm_entries() -> dict[str, int]:
+    """Every prefix of every word of ``thai_words()`` (stripped; empty ones dropped): 1 for a word, 0 for
+    a prefix only."""
+    from pythainlp.corpus import thai_words
+
+    words = {w.strip() for w in thai_words()} - {""}
+    entries = {w[:n]: 0 for w in words for n in range(1, len(w))}
+    entries.update(dict.fromkeys(words, 1))
+    return entries
+
+
+@cache(maxsize=1)
+def _newmm_dictionary() -> NewmmDictionary | None:
+    """The default newmm dictionary as a compact table (built once into the cache folder, keyed by the
+    hash of PyThaiNLP's word list), or None without PyThaiNLP."""
+    if _thai_dir() is None:
+        return None
+    words = _thai_words_file()
+    digest = "?" if words is None else _file_digest(words)
+    expect = {"source": "pythainlp-newmm", "version": _package_version("pythainlp"), "rules": TABLE_RULES,
+              "sha256": digest}
+
+    def build() -> tuple[dict[str, int], dict[str, Any]]:
+        entries = _newmm_entries()
+        return entries, {"words": sum(entries.values())}
+
+    table = open_table(f"xlex/th-newmm-{digest[:16]}", expect, build)
+    return NewmmDictionary(table, table.meta["words"])
+
+
+@cache(maxsize=LINE_CACHE)
 def word_spans(text: str, lang: str) -> tuple[tuple[int, int], ...]:
     """Code point spans ``[start, end)`` of the words of a line of a language written without
-    spaces: Thai by PyThaiNLP's ``newmm`` (dictionary maximal matching over Thai character clusters),
-    Japanese by MeCab with the ipadic dictionary wordfreq uses (the ``cjk`` extra). Spaces and
-    punctuation come out as pieces of their own or are skipped. Empty without the tokenizer."""
+    spaces: Thai by PyThaiNLP's ``newmm`` (dictionary maximal matching over Thai character clusters,
+    its default dictionary read from :class:`NewmmDictionary`), Japanese by MeCab with the ipadic
+    dictionary wordfreq uses (the ``cjk`` extra). Spaces and punctuation come out as pieces of their
+    own or are skipped. Empty without the tokenizer."""
     if not text:
         return ()
     if lang == "th":
-        if _thai_dir() is None:
+        dictionary = _newmm_dictionary()
+        if dictionary is None:
             return ()
         from pythainlp.tokenize import word_tokenize
 
-        tokens: list[str] | None = word_tokenize(text, engine="newmm", keep_whitespace=True)
+        tokens: list[str] | None = word_tokenize(text, custom_dict=dictionary,  # type: ignore[arg-type]
+                                                 engine="newmm", keep_whitespace=True)
     elif lang == "ja":
         tokens = _mecab_tokens(text)
     else:
@@ -194,9 +319,16 @@ def _mecab_tokens(text: str) -> list[str] | None:
 
 @cache(maxsize=1)
 def _mecab() -> object:
-    from wordfreq.mecab import make_mecab_analyzer
+    """wordfreq's own MeCab analyzer for Japanese (the one its tokenizer uses, built if it is not yet):
+    one analyzer maps the ipadic dictionary (49 MB) once, where two would each keep what they read of it."""
+    from wordfreq import mecab
 
-    return make_mecab_analyzer("ja")
+    analyzers = getattr(mecab, "MECAB_ANALYZERS", None)  # wordfreq's cache of analyzers (3.x)
+    if not isinstance(analyzers, dict):
+        return mecab.make_mecab_analyzer("ja")
+    if "ja" not in analyzers:
+        analyzers["ja"] = mecab.make_mecab_analyzer("ja")
+    return analyzers["ja"]
 
 
 def _package_version(name: str) -> str:
@@ -230,7 +362,7 @@ def sources() -> tuple[str, ...]:
             continue
         package = "pythainlp" if lang == "th" else _ASPELL[lang]
         ver = _package_version(package) if lang == "th" else _debian_version(package)
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+        digest = _file_digest(path)[:8]
         out.append(f"{lang}={package}-{ver}@{digest}")
     return tuple(out)
 

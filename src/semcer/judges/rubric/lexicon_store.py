@@ -1,4 +1,4 @@
-"""Compact, memory-mapped word -> frequency tables: built once per machine, shared by processes.
+"""Compact word -> frequency tables in files: built once per machine, read in place, shared by processes.
 
 A :class:`Table` maps a word (a ``str``) to a frequency in *centibels below 1*, wordfreq's own
 quantization: value ``v`` means frequency ``10 ** (-v / 100)``, i.e. Zipf ``9 - v / 100``. Any
@@ -9,8 +9,12 @@ word -> Zipf list with two decimals fits (:func:`value_of_zipf`: ``v = round((9 
                lambda: ({word: value_of_zipf(z) for word, z in pairs}, {}))
 
 and :meth:`Table.get` then answers its lookups (-1 for a word it does not hold).
-Lookups read the file in place (``mmap``), so every worker process that opens the same file
-shares its pages, and a process only maps the tables of the languages it meets.
+Lookups read the file where it lies (:class:`FileTable`: a few ``pread`` calls of a few bytes each,
+no copy of the table in the process), so every worker process that opens the same file shares the
+kernel's cached pages of it, and a process only opens the tables of the languages it meets. The file
+is read, not memory-mapped: a mapping of a table would count every page a lookup touched in the
+process's resident memory (the kernel maps 64 KB around each touched page), and a few hundred
+lookups touch most of a table, some 70 MB over the tables of 13 languages.
 
 File format (version :data:`FORMAT_VERSION`, all integers little-endian)::
 
@@ -38,9 +42,9 @@ cannot be written the table is built in memory for this process only.
 from __future__ import annotations
 
 import json
-import mmap
 import os
 import struct
+import weakref
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -85,11 +89,11 @@ def lexicon_dir() -> Path:
 
 
 class Table:
-    """One word -> value table over a buffer in the format above (a file's mmap, or bytes)."""
+    """One word -> value table over a buffer in the format above (the bytes of a file built in memory)."""
 
     __slots__ = ("__weakref__", "_blob", "_buf", "_mask", "_offsets", "_starts", "_values", "meta")
 
-    def __init__(self, buf: mmap.mmap | bytes, meta: dict[str, Any], n_keys: int, n_slots: int, start: int) -> None:
+    def __init__(self, buf: bytes, meta: dict[str, Any], n_keys: int, n_slots: int, start: int) -> None:
         view = memoryview(buf)
         s_end = start + 4 * (n_slots + 1)
         o_end = s_end + 4 * (n_keys + 1)
@@ -122,6 +126,59 @@ class Table:
             yield bytes(blob[offsets[k] : offsets[k + 1]]).decode("utf-8", "surrogatepass"), self._values[k]
 
 
+_TWO = struct.Struct("<II")
+_ONE_VALUE = struct.Struct("<H")
+
+
+class FileTable(Table):
+    """The table of an intact file, read where it lies (``os.pread``; nothing of it kept in memory).
+
+    A lookup reads the word's hash slot (8 bytes), the offsets of the slot's keys (about 8 bytes),
+    their bytes and, on a match, the value: three or four reads of the kernel's cached pages, which
+    every process reading the file shares. The file stays open while the table lives."""
+
+    __slots__ = ("_at_blob", "_at_offsets", "_at_starts", "_at_values", "_closer", "_fd", "_n")
+
+    def __init__(self, fd: int, meta: dict[str, Any], n_keys: int, n_slots: int, start: int) -> None:
+        self.meta = meta
+        self._fd = fd
+        self._closer = weakref.finalize(self, os.close, fd)
+        self._mask = n_slots - 1
+        self._n = n_keys
+        self._at_starts = start
+        self._at_offsets = start + 4 * (n_slots + 1)
+        self._at_values = self._at_offsets + 4 * (n_keys + 1)
+        self._at_blob = _pad4(self._at_values + 2 * n_keys)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def get(self, word: str) -> int:
+        """The value of ``word`` (centibels below 1), or -1 when the table does not hold it."""
+        key = word.encode("utf-8", "surrogatepass")
+        fd = self._fd
+        first, end = _TWO.unpack(os.pread(fd, 8, self._at_starts + 4 * (zlib.crc32(key) & self._mask)))
+        n = end - first
+        if n == 0:
+            return -1
+        offsets = struct.unpack(f"<{n + 1}I", os.pread(fd, 4 * (n + 1), self._at_offsets + 4 * first))
+        base = offsets[0]
+        keys = os.pread(fd, offsets[n] - base, self._at_blob + base)
+        for k in range(n):
+            if keys[offsets[k] - base : offsets[k + 1] - base] == key:
+                return _ONE_VALUE.unpack(os.pread(fd, 2, self._at_values + 2 * (first + k)))[0]
+        return -1
+
+    def items(self) -> Iterable[tuple[str, int]]:
+        """Every ``(word, value)`` of the table, in storage order (the whole file read once)."""
+        n = self._n
+        offsets = memoryview(os.pread(self._fd, 4 * (n + 1), self._at_offsets)).cast("I")
+        values = memoryview(os.pread(self._fd, 2 * n, self._at_values)).cast("H")
+        blob = os.pread(self._fd, offsets[n], self._at_blob)
+        for k in range(n):
+            yield blob[offsets[k] : offsets[k + 1]].decode("utf-8", "surrogatepass"), values[k]
+
+
 def _pad4(n: int) -> int:
     return (n + 3) & ~3
 
@@ -148,65 +205,73 @@ def encode_table(entries: Mapping[str, int], meta: Mapping[str, Any]) -> bytes:
     return head + body
 
 
-def decode_table(buf: mmap.mmap | bytes, expect: Mapping[str, Any], crc: Callable[[], int] | None = None
-                 ) -> Table | None:
-    """The table in ``buf``, or None when it is not a complete, intact table built from ``expect``.
-
-    ``crc`` computes the CRC of everything after the header (default: read from ``buf``; a mapped
-    file is checked by reading the file instead, so that the check leaves no page mapped in)."""
-    if len(buf) < _HEADER.size:
+def _layout(head: bytes, size: int) -> tuple[int, int, int, int, int] | None:
+    """(n_keys, n_slots, meta_len, CRC wanted, start of the arrays) from a table's header, or None when
+    the header is not one of this format or the sizes it gives disagree with ``size``."""
+    if len(head) < _HEADER.size:
         return None
-    magic, version, n_keys, n_slots, blob_len, meta_len, want = _HEADER.unpack_from(buf, 0)
+    magic, version, n_keys, n_slots, blob_len, meta_len, want = _HEADER.unpack_from(head, 0)
     if magic != MAGIC or version != FORMAT_VERSION or n_slots & (n_slots - 1) or n_slots < n_keys:
         return None
     start = _HEADER.size + _pad4(meta_len)
-    size = start + 4 * (n_slots + 1) + 4 * (n_keys + 1) + _pad4(2 * n_keys) + blob_len
-    if len(buf) != size:
+    if size != start + 4 * (n_slots + 1) + 4 * (n_keys + 1) + _pad4(2 * n_keys) + blob_len:
         return None
-    if (crc() if crc else zlib.crc32(memoryview(buf)[_HEADER.size :])) != want:
-        return None
+    return n_keys, n_slots, meta_len, want, start
+
+
+def _meta(raw: bytes, expect: Mapping[str, Any]) -> dict[str, Any] | None:
     try:
-        meta = json.loads(bytes(buf[_HEADER.size : _HEADER.size + meta_len]))
+        meta = json.loads(raw)
     except ValueError:
         return None
-    if any(meta.get(k) != v for k, v in expect.items()):
+    if type(meta) is not dict or any(meta.get(k) != v for k, v in expect.items()):
         return None
-    return Table(buf, meta, n_keys, n_slots, start)
+    return meta
 
 
-def _file_crc(path: Path) -> int:
-    """CRC-32 of the file after the header, read in chunks."""
-    crc = 0
-    with open(path, "rb") as f:
-        f.seek(_HEADER.size)
-        while chunk := f.read(1 << 20):
-            crc = zlib.crc32(chunk, crc)
-    return crc
+def decode_table(buf: bytes, expect: Mapping[str, Any]) -> Table | None:
+    """The table in ``buf``, or None when it is not a complete, intact table built from ``expect``."""
+    layout = _layout(buf, len(buf))
+    if layout is None:
+        return None
+    n_keys, n_slots, meta_len, want, start = layout
+    if zlib.crc32(memoryview(buf)[_HEADER.size :]) != want:
+        return None
+    meta = _meta(buf[_HEADER.size : _HEADER.size + meta_len], expect)
+    return None if meta is None else Table(buf, meta, n_keys, n_slots, start)
 
 
-def _open_mapped(path: Path, expect: Mapping[str, Any]) -> Table | None:
-    """The intact table of the file at ``path``, mapped, or None (no file, another build, damaged)."""
+def _open_file(path: Path, expect: Mapping[str, Any]) -> FileTable | None:
+    """The intact table of the file at ``path``, or None (no file, another build, damaged). The CRC
+    is checked by reading the file once, in chunks."""
     try:
-        with open(path, "rb") as f:
-            if os.fstat(f.fileno()).st_size == 0:
-                return None
-            buf = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        table = decode_table(buf, expect, lambda: _file_crc(path))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
-    if table is None:
-        buf.close()
-    return table
+    try:
+        layout = _layout(os.pread(fd, _HEADER.size, 0), os.fstat(fd).st_size)
+        if layout is not None:
+            n_keys, n_slots, meta_len, want, start = layout
+            crc, at = 0, _HEADER.size
+            while chunk := os.pread(fd, 1 << 20, at):
+                crc, at = zlib.crc32(chunk, crc), at + len(chunk)
+            meta = _meta(os.pread(fd, meta_len, _HEADER.size), expect) if crc == want else None
+            if meta is not None:
+                return FileTable(fd, meta, n_keys, n_slots, start)
+    except OSError:
+        pass
+    os.close(fd)
+    return None
 
 
 def open_table(name: str, expect: Mapping[str, Any],
                build: Callable[[], tuple[Mapping[str, int], Mapping[str, Any]]]) -> Table:
-    """The table ``name`` of :func:`lexicon_dir`, mapped from its file when that file is intact and
+    """The table ``name`` of :func:`lexicon_dir`, read from its file when that file is intact and
     was built from ``expect`` (a subset of its meta); otherwise built with ``build()`` (entries and
-    meta, the meta including ``expect``), written atomically, and mapped. When the folder cannot
+    meta, the meta including ``expect``), written atomically, and opened. When the folder cannot
     be written, the freshly built table is used from memory."""
     path = lexicon_dir() / f"{name}.lex"
-    table = _open_mapped(path, expect)
+    table = _open_file(path, expect)
     if table is not None:
         return table
     entries, meta = build()
@@ -218,9 +283,9 @@ def open_table(name: str, expect: Mapping[str, Any],
     except OSError:
         pass  # a read-only cache: this process keeps the table in memory
     else:
-        table = _open_mapped(path, expect)
+        table = _open_file(path, expect)
         if table is not None:
             return table
-    table = decode_table(data, expect)
-    assert table is not None  # just encoded
-    return table
+    in_memory = decode_table(data, expect)
+    assert in_memory is not None  # just encoded
+    return in_memory
