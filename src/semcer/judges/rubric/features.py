@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import unicodedata
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -117,23 +118,30 @@ def _line_words(text: str, lex: str) -> tuple[int, int, dict[str, bool]]:
 @cache(maxsize=LINE_CACHE)
 def _lines(
     ref: str, hyp: str, tag: str
-) -> tuple[Line, Line, float, str, str | None, bool, bool, tuple[int, int, dict[str, bool]] | None, bool]:
+) -> tuple[Line, Line, float, str, str | None, bool, bool, tuple[int, int, dict[str, bool]] | None]:
     """What an edit's lines and language give, once per line pair (all of its edits share it).
 
-    Both lines analysed (for Thai, with dictionary word boundaries: :func:`_segmented`), their
-    similarity (the whole line's share of intact text), the language (:func:`_lang_info`), the words
-    of the output line with what the lexicon knows of them (:func:`_line_words`; None without a
-    lexicon and for Chinese and Japanese), and whether either line holds text that compatibility
-    normalisation or dropping invisible characters changes (else no edit can be :func:`_equivalent`).
+    Both lines analysed (for Thai, with dictionary word boundaries: :func:`_segmented`; for
+    Japanese the reference only, as the output's words are never read there: its word is the
+    best-attested run of characters, :func:`_cjk_words`), their similarity (the whole line's share
+    of intact text), the language (:func:`_lang_info`) and the words of the output line with what
+    the lexicon knows of them (:func:`_line_words`; None without a lexicon and for Chinese and Japanese).
     """
     lang, lex, cjk, neg_lang = _lang_info(tag)
     words = None if lex is None or cjk else _line_words(hyp, lex)
-    ref_line, hyp_line = line_info(ref), line_info(hyp)
     if lang in _SEGMENTED:
-        ref_line, hyp_line = _segmented(ref, lang), _segmented(hyp, lang)
-    foldable = not (unicodedata.is_normalized("NFKC", ref) and unicodedata.is_normalized("NFKC", hyp)
-                    and visible(ref) == ref and visible(hyp) == hyp)
-    return ref_line, hyp_line, _similarity(ref, hyp), lang, lex, cjk, neg_lang, words, foldable
+        ref_line, hyp_line = _segmented(ref, lang), line_info(hyp) if cjk else _segmented(hyp, lang)
+    else:
+        ref_line, hyp_line = line_info(ref), line_info(hyp)
+    return ref_line, hyp_line, _similarity(ref, hyp), lang, lex, cjk, neg_lang, words
+
+
+@cache(maxsize=LINE_CACHE)
+def _foldable(ref: str, hyp: str) -> bool:
+    """Whether either line holds text that compatibility normalisation or dropping invisible
+    characters changes (else no edit of the pair can be :func:`_equivalent`)."""
+    return not (unicodedata.is_normalized("NFKC", ref) and unicodedata.is_normalized("NFKC", hyp)
+                and visible(ref) == ref and visible(hyp) == hyp)
 
 
 #: Languages written without spaces whose words come from a dictionary tokenizer (not wordfreq's).
@@ -144,30 +152,39 @@ _SEGMENTED = frozenset({"th", "ja"})
 def _segmented(text: str, lang: str) -> Line:
     """The :class:`Line` of ``text`` with its word runs cut at the tokenizer's word boundaries
     (:func:`~semcer.judges.rubric.extra_lexicons.word_spans`: Thai, Japanese); as
-    :func:`line_info` gives it when there is no tokenizer."""
+    :func:`line_info` gives it when there is no tokenizer.
+
+    A unit belongs to the token holding its first code point; a word run is cut wherever that
+    token changes, and a unit of a word that no token covers is a word of its own."""
     line = line_info(text)
     spans = extra_lexicons.word_spans(text, lang)
     if not spans:
         return line
-    n, words = len(line.units), line.word_run
-    token = []  # the token holding each unit's first code point (a unit no token covers: its own)
-    t = 0
-    for k, off in enumerate(line.offsets[:-1]):
-        while t < len(spans) and spans[t][1] <= off:
-            t += 1
-        token.append(t if t < len(spans) and spans[t][0] <= off else -1 - k)
+    n, words, offsets = len(line.units), line.word_run, line.offsets
     runs: list[tuple[int, int] | None] = [None] * n
-    i = 0
-    while i < n:
-        if not words[i]:
-            i += 1
-            continue
-        j = i + 1
-        while j < n and words[j] and token[j] == token[i]:
-            j += 1
-        runs[i:j] = [(i, j)] * (j - i)
-        i = j
+    done = 0  # units before this one are placed
+    for start, end in spans:
+        lo, hi = bisect_left(offsets, start, done, n), bisect_left(offsets, end, done, n)
+        _singletons(words, runs, done, lo)  # units no token covers
+        i = lo
+        while i < hi:  # the pieces of word runs inside the token
+            run = words[i]
+            if run is None:
+                i += 1
+                continue
+            j = run[1] if run[1] < hi else hi
+            runs[i:j] = ((i, j),) * (j - i)
+            i = j
+        done = hi
+    _singletons(words, runs, done, n)
     return dataclasses.replace(line, word_run=tuple(runs))
+
+
+def _singletons(words: Sequence[tuple[int, int] | None], runs: list[tuple[int, int] | None], lo: int, hi: int) -> None:
+    """Each word unit in ``[lo, hi)`` a run of its own (units that no token covers)."""
+    for k in range(lo, hi):
+        if words[k] is not None:
+            runs[k] = (k, k + 1)
 
 
 def _fold(text: str) -> str:
@@ -188,7 +205,7 @@ def _equivalent(ref: Line, hyp: Line, rpos: int, hpos: int, op: str) -> bool:
     r_lo, r_hi = rpos, rpos + (op != "I")
     h_lo, h_hi = hpos, hpos + (op != "D")
     near = ref.units[max(0, r_lo - 1) : r_hi + 1] + hyp.units[max(0, h_lo - 1) : h_hi + 1]
-    if not any(map(_folds, near)):
+    if not any(map(_folds, near)) or not _foldable(ref.text, hyp.text):
         return False  # no unit of any window changes: the windows are equal folded only if they are as written
     hyp_windows: dict[str, list[str]] = {}
     for c in (0, 1):
@@ -387,7 +404,7 @@ def edit_features(ctx: EditContext) -> dict[str, Any]:
 
 def feature_tuple(ctx: EditContext) -> EditFeatures:
     """The features of one edit (:class:`EditFeatures`); what the judges call, once per edit."""
-    ref, hyp, line_sim, lang, lex, cjk, neg_lang, hyp_words, foldable = _lines(ctx.ref, ctx.hyp, ctx.lang)
+    ref, hyp, line_sim, lang, lex, cjk, neg_lang, hyp_words = _lines(ctx.ref, ctx.hyp, ctx.lang)
     rpos, hpos, op = ctx.ref_pos, ctx.hyp_pos, ctx.op
     ref_unit, hyp_unit = ctx.ref_unit, ctx.hyp_unit
     cls, ref_kind, hyp_kind, script, marks = _unit_pair(ref_unit, hyp_unit)
@@ -429,7 +446,7 @@ def feature_tuple(ctx: EditContext) -> EditFeatures:
         *numbers[2:], negation, line_sim,
         _similarity(_window(ref, rpos), _window(hyp, hpos)),  # local_sim
         _context_known(hyp_words, hyp_w), rpos / (n_ref or 1), n_ref,  # context_known, rel_pos, line_len
-        foldable and _equivalent(ref, hyp, rpos, hpos, op), marks,
+        _equivalent(ref, hyp, rpos, hpos, op), marks,
     ))
 
 
