@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import unicodedata
 from bisect import bisect_left
+from itertools import repeat
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -22,7 +23,7 @@ from rapidfuzz.distance import Levenshtein
 from semcer.alignment.context import EditContext
 from semcer.caches import LINE_CACHE, cache
 from semcer.judges.rubric import extra_lexicons
-from semcer.judges.rubric.classes import edit_class, mark_change, unit_kind, visible
+from semcer.judges.rubric.classes import edit_class, has_invisible, mark_change, unit_kind, visible
 from semcer.judges.rubric.lexicon import (
     CJK_LANGS,
     NEGATION_INFIXES,
@@ -110,22 +111,25 @@ def _word_pair(ref_w: str, hyp_w: str, lang: str, lex: str | None
 def _line_words(text: str, lex: str) -> tuple[int, int, dict[str, bool]]:
     """Words of a line (letters only, two units or more): how many, how many the lexicon knows, and
     whether it knows each distinct one."""
-    words = [w for w in _WORD_RE.findall(text) if len(w) > 1 and not any(map(str.isdigit, w))]
-    known = [zipf(w, lex) >= KNOWN_ZIPF for w in words]
+    # A word of letters only holds no digit (no code point is both alphabetic and a digit).
+    words = [w for w in _WORD_RE.findall(text) if len(w) > 1 and (w.isalpha() or not any(map(str.isdigit, w)))]
+    known = [z >= KNOWN_ZIPF for z in map(zipf, words, repeat(lex))]
     return len(words), sum(known), dict(zip(words, known))
 
 
 @cache(maxsize=LINE_CACHE)
 def _lines(
     ref: str, hyp: str, tag: str
-) -> tuple[Line, Line, float, str, str | None, bool, bool, tuple[int, int, dict[str, bool]] | None]:
+) -> tuple[Line, Line, float, str, str | None, bool, bool, tuple[int, int, dict[str, bool]] | None, bool]:
     """What an edit's lines and language give, once per line pair (all of its edits share it).
 
     Both lines analysed (for Thai, with dictionary word boundaries: :func:`_segmented`; for
     Japanese the reference only, as the output's words are never read there: its word is the
     best-attested run of characters, :func:`_cjk_words`), their similarity (the whole line's share
     of intact text), the language (:func:`_lang_info`) and the words of the output line with what
-    the lexicon knows of them (:func:`_line_words`; None without a lexicon and for Chinese and Japanese).
+    the lexicon knows of them (:func:`_line_words`; None without a lexicon and for Chinese and Japanese),
+    and whether either line holds text that compatibility normalisation or dropping invisible
+    characters changes (else no edit can be :func:`_equivalent`).
     """
     lang, lex, cjk, neg_lang = _lang_info(tag)
     words = None if lex is None or cjk else _line_words(hyp, lex)
@@ -133,15 +137,9 @@ def _lines(
         ref_line, hyp_line = _segmented(ref, lang), line_info(hyp) if cjk else _segmented(hyp, lang)
     else:
         ref_line, hyp_line = line_info(ref), line_info(hyp)
-    return ref_line, hyp_line, _similarity(ref, hyp), lang, lex, cjk, neg_lang, words
-
-
-@cache(maxsize=LINE_CACHE)
-def _foldable(ref: str, hyp: str) -> bool:
-    """Whether either line holds text that compatibility normalisation or dropping invisible
-    characters changes (else no edit of the pair can be :func:`_equivalent`)."""
-    return not (unicodedata.is_normalized("NFKC", ref) and unicodedata.is_normalized("NFKC", hyp)
-                and visible(ref) == ref and visible(hyp) == hyp)
+    foldable = not (unicodedata.is_normalized("NFKC", ref) and unicodedata.is_normalized("NFKC", hyp)
+                    and not has_invisible(ref) and not has_invisible(hyp))
+    return ref_line, hyp_line, _similarity(ref, hyp), lang, lex, cjk, neg_lang, words, foldable
 
 
 #: Languages written without spaces whose words come from a dictionary tokenizer (not wordfreq's).
@@ -205,7 +203,7 @@ def _equivalent(ref: Line, hyp: Line, rpos: int, hpos: int, op: str) -> bool:
     r_lo, r_hi = rpos, rpos + (op != "I")
     h_lo, h_hi = hpos, hpos + (op != "D")
     near = ref.units[max(0, r_lo - 1) : r_hi + 1] + hyp.units[max(0, h_lo - 1) : h_hi + 1]
-    if not any(map(_folds, near)) or not _foldable(ref.text, hyp.text):
+    if not any(map(_folds, near)):
         return False  # no unit of any window changes: the windows are equal folded only if they are as written
     hyp_windows: dict[str, list[str]] = {}
     for c in (0, 1):
@@ -245,16 +243,15 @@ def _shape(word: str) -> str:
     """Case and content shape of a word: lower, title, upper, mixed, numeric, alnum, other."""
     if not word:
         return ""
-    has_digit = any(c.isdigit() for c in word)
-    if has_digit:
-        return "alnum" if any(c.isalpha() for c in word) else "numeric"
+    if any(map(str.isdigit, word)):
+        return "alnum" if any(map(str.isalpha, word)) else "numeric"
     if word.islower():
         return "lower"
     if word.isupper():
         return "upper" if len(word) > 1 else "title"
     if word[0].isupper() and (len(word) == 1 or word[1:].islower()):
         return "title"
-    if any(c.isupper() for c in word):
+    if any(map(str.isupper, word)):
         return "mixed"
     return "other"  # caseless scripts
 
@@ -274,6 +271,22 @@ def _window(line: Line, pos: int, radius: int = _LOCAL_RADIUS) -> str:
     a = 0 if a < 0 else n if a > n else a
     b = 0 if b < 0 else n if b > n else b
     return line.text[off[a] : off[b]]
+
+
+def _local_sim(ref: Line, hyp: Line, rpos: int, hpos: int) -> float:
+    """Similarity of the :func:`_window` of the edit in each line (the 11 units around it)."""
+    r, n = _LOCAL_RADIUS, len(ref.offsets) - 1
+    a, b = rpos - r, rpos + r + 1
+    a = 0 if a < 0 else n if a > n else a
+    b = 0 if b < 0 else n if b > n else b
+    off = ref.offsets
+    ref_window = ref.text[off[a] : off[b]]
+    n = len(hyp.offsets) - 1
+    a, b = hpos - r, hpos + r + 1
+    a = 0 if a < 0 else n if a > n else a
+    b = 0 if b < 0 else n if b > n else b
+    off = hyp.offsets
+    return _similarity(ref_window, hyp.text[off[a] : off[b]])
 
 
 def _span_text(line: Line, span: tuple[int, int] | None) -> str:
@@ -404,7 +417,7 @@ def edit_features(ctx: EditContext) -> dict[str, Any]:
 
 def feature_tuple(ctx: EditContext) -> EditFeatures:
     """The features of one edit (:class:`EditFeatures`); what the judges call, once per edit."""
-    ref, hyp, line_sim, lang, lex, cjk, neg_lang, hyp_words = _lines(ctx.ref, ctx.hyp, ctx.lang)
+    ref, hyp, line_sim, lang, lex, cjk, neg_lang, hyp_words, foldable = _lines(ctx.ref, ctx.hyp, ctx.lang)
     rpos, hpos, op = ctx.ref_pos, ctx.hyp_pos, ctx.op
     ref_unit, hyp_unit = ctx.ref_unit, ctx.hyp_unit
     cls, ref_kind, hyp_kind, script, marks = _unit_pair(ref_unit, hyp_unit)
@@ -438,15 +451,18 @@ def feature_tuple(ctx: EditContext) -> EditFeatures:
         if negation == "swap" and not hyp_known:
             negation = ""  # a garbled negation word is a non-word: the letter rules judge it
 
+    in_number, number_changed, number_implausible, number_punct = numbers
     return _new_features(EditFeatures, (  # in field order
         lang, lex or "", op, cls, ref_unit, hyp_unit, ref_kind, hyp_kind, script,
         ref_w, hyp_w, ref_z, hyp_z, ref_known, hyp_known, word_status, shape, hyp_shape,
-        _name_like(lang, ref, ref_span, ref_w, shape), word_len, _pos_in_word(ref_span, rpos, ref_gap),
-        left_kind, right_kind, *numbers[:2], cls == "digit" and "letter" in (ref_kind, hyp_kind),  # number_malformed
-        *numbers[2:], negation, line_sim,
-        _similarity(_window(ref, rpos), _window(hyp, hpos)),  # local_sim
+        (shape == "upper" or shape == "title") and _name_like(lang, ref, ref_span, ref_w, shape),  # name_like
+        word_len, _pos_in_word(ref_span, rpos, ref_gap),
+        left_kind, right_kind, in_number, number_changed,
+        cls == "digit" and (ref_kind == "letter" or hyp_kind == "letter"),  # number_malformed
+        number_implausible, number_punct, negation, line_sim,
+        _local_sim(ref, hyp, rpos, hpos),
         _context_known(hyp_words, hyp_w), rpos / (n_ref or 1), n_ref,  # context_known, rel_pos, line_len
-        _equivalent(ref, hyp, rpos, hpos, op), marks,
+        foldable and _equivalent(ref, hyp, rpos, hpos, op), marks,
     ))
 
 
