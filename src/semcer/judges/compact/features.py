@@ -137,6 +137,8 @@ _GROUP_START_COLUMN = np.array(_GROUP_START, np.int16)[:, None]
 
 
 def _marks(unit: str) -> int:
+    if unit.isascii():
+        return 0  # no combining mark is ASCII
     return sum(1 for ch in unit if unicodedata.category(ch)[0] == "M")
 
 

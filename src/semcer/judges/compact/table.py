@@ -119,12 +119,17 @@ class TableForest:
         return rows, rows[:-2].view(bool)
 
     def _scores(self, rows: np.ndarray, n: int) -> np.ndarray:
-        bits = np.take(rows, self.slot_rows, axis=0, out=self._buffer("bits", (self.SLOTS * self.n_trees, n), np.uint8))
+        # Every index is in range, so mode="wrap" takes the same values; with the default
+        # mode ("raise") numpy gathers into a fresh copy of ``out`` and copies it back.
+        bits = np.take(rows, self.slot_rows, axis=0, out=self._buffer("bits", (self.SLOTS * self.n_trees, n), np.uint8),
+                       mode="wrap")
         bits = bits.reshape(self.SLOTS, self.n_trees, n)
         np.multiply(bits, self._bit_values, out=bits)  # slot s -> bit s (a multiply is faster than a shift)
         code = np.bitwise_or.reduce(bits, axis=0, out=self._buffer("code", (self.n_trees, n), np.uint8))
-        index = np.add(code, self.offset, out=self._buffer("index", (self.n_trees, n), np.intp))  # tree t's code + t * 128
-        leaf = np.take(self.table, index, out=self._buffer("leaf", (self.n_trees, n), np.float64))
+        index = self._buffer("index", (self.n_trees, n), np.intp)
+        index[...] = code  # widened first, so that the add below needs no buffered cast
+        np.add(index, self.offset, out=index)  # tree t's code + t * 128
+        leaf = np.take(self.table, index, out=self._buffer("leaf", (self.n_trees, n), np.float64), mode="wrap")
         return leaf.reshape(-1, self.n_classes, n).sum(axis=0).T  # tree t adds to class t % n_classes
 
     _bit_values = (np.uint8(1) << np.arange(SLOTS, dtype=np.uint8))[:, None, None]

@@ -7,6 +7,7 @@ letters (``ấ``/``á``, a Hindi vowel sign), a digit, a letter, an ideograph? N
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from semcer.caches import cache
@@ -144,6 +145,28 @@ _INVISIBLE = frozenset(
      *range(0x2060, 0x2070), *range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)]
 )
 _DROP_INVISIBLE = dict.fromkeys(_INVISIBLE)
+
+
+def _char_class(points: frozenset[int]) -> str:
+    """A regular expression class of ``points``, consecutive code points as ranges."""
+    parts, run = [], []
+    for p in sorted(points):
+        if run and p == run[-1] + 1:
+            run.append(p)
+            continue
+        if run:
+            parts.append((run[0], run[-1]))
+        run = [p]
+    parts.append((run[0], run[-1]))
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in parts)
+
+
+_INVISIBLE_RE = re.compile(f"[{_char_class(_INVISIBLE)}]")
+
+
+def has_invisible(text: str) -> bool:
+    """True when ``text`` holds an invisible character (``visible(text) != text``), in one scan."""
+    return _INVISIBLE_RE.search(text) is not None
 
 
 @cache(maxsize=1 << 16)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import unicodedata
+from bisect import bisect_left
+from itertools import repeat
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -21,7 +23,7 @@ from rapidfuzz.distance import Levenshtein
 from semcer.alignment.context import EditContext
 from semcer.caches import LINE_CACHE, cache
 from semcer.judges.rubric import extra_lexicons
-from semcer.judges.rubric.classes import edit_class, mark_change, unit_kind, visible
+from semcer.judges.rubric.classes import edit_class, has_invisible, mark_change, unit_kind, visible
 from semcer.judges.rubric.lexicon import (
     CJK_LANGS,
     NEGATION_INFIXES,
@@ -109,8 +111,9 @@ def _word_pair(ref_w: str, hyp_w: str, lang: str, lex: str | None
 def _line_words(text: str, lex: str) -> tuple[int, int, dict[str, bool]]:
     """Words of a line (letters only, two units or more): how many, how many the lexicon knows, and
     whether it knows each distinct one."""
-    words = [w for w in _WORD_RE.findall(text) if len(w) > 1 and not any(map(str.isdigit, w))]
-    known = [zipf(w, lex) >= KNOWN_ZIPF for w in words]
+    # A word of letters only holds no digit (no code point is both alphabetic and a digit).
+    words = [w for w in _WORD_RE.findall(text) if len(w) > 1 and (w.isalpha() or not any(map(str.isdigit, w)))]
+    known = [z >= KNOWN_ZIPF for z in map(zipf, words, repeat(lex))]
     return len(words), sum(known), dict(zip(words, known))
 
 
@@ -120,19 +123,22 @@ def _lines(
 ) -> tuple[Line, Line, float, str, str | None, bool, bool, tuple[int, int, dict[str, bool]] | None, bool]:
     """What an edit's lines and language give, once per line pair (all of its edits share it).
 
-    Both lines analysed (for Thai, with dictionary word boundaries: :func:`_segmented`), their
-    similarity (the whole line's share of intact text), the language (:func:`_lang_info`), the words
-    of the output line with what the lexicon knows of them (:func:`_line_words`; None without a
-    lexicon and for Chinese and Japanese), and whether either line holds text that compatibility
-    normalisation or dropping invisible characters changes (else no edit can be :func:`_equivalent`).
+    Both lines analysed (for Thai, with dictionary word boundaries: :func:`_segmented`; for
+    Japanese the reference only, as the output's words are never read there: its word is the
+    best-attested run of characters, :func:`_cjk_words`), their similarity (the whole line's share
+    of intact text), the language (:func:`_lang_info`) and the words of the output line with what
+    the lexicon knows of them (:func:`_line_words`; None without a lexicon and for Chinese and Japanese),
+    and whether either line holds text that compatibility normalisation or dropping invisible
+    characters changes (else no edit can be :func:`_equivalent`).
     """
     lang, lex, cjk, neg_lang = _lang_info(tag)
     words = None if lex is None or cjk else _line_words(hyp, lex)
-    ref_line, hyp_line = line_info(ref), line_info(hyp)
     if lang in _SEGMENTED:
-        ref_line, hyp_line = _segmented(ref, lang), _segmented(hyp, lang)
+        ref_line, hyp_line = _segmented(ref, lang), line_info(hyp) if cjk else _segmented(hyp, lang)
+    else:
+        ref_line, hyp_line = line_info(ref), line_info(hyp)
     foldable = not (unicodedata.is_normalized("NFKC", ref) and unicodedata.is_normalized("NFKC", hyp)
-                    and visible(ref) == ref and visible(hyp) == hyp)
+                    and not has_invisible(ref) and not has_invisible(hyp))
     return ref_line, hyp_line, _similarity(ref, hyp), lang, lex, cjk, neg_lang, words, foldable
 
 
@@ -144,30 +150,39 @@ _SEGMENTED = frozenset({"th", "ja"})
 def _segmented(text: str, lang: str) -> Line:
     """The :class:`Line` of ``text`` with its word runs cut at the tokenizer's word boundaries
     (:func:`~semcer.judges.rubric.extra_lexicons.word_spans`: Thai, Japanese); as
-    :func:`line_info` gives it when there is no tokenizer."""
+    :func:`line_info` gives it when there is no tokenizer.
+
+    A unit belongs to the token holding its first code point; a word run is cut wherever that
+    token changes, and a unit of a word that no token covers is a word of its own."""
     line = line_info(text)
     spans = extra_lexicons.word_spans(text, lang)
     if not spans:
         return line
-    n, words = len(line.units), line.word_run
-    token = []  # the token holding each unit's first code point (a unit no token covers: its own)
-    t = 0
-    for k, off in enumerate(line.offsets[:-1]):
-        while t < len(spans) and spans[t][1] <= off:
-            t += 1
-        token.append(t if t < len(spans) and spans[t][0] <= off else -1 - k)
+    n, words, offsets = len(line.units), line.word_run, line.offsets
     runs: list[tuple[int, int] | None] = [None] * n
-    i = 0
-    while i < n:
-        if not words[i]:
-            i += 1
-            continue
-        j = i + 1
-        while j < n and words[j] and token[j] == token[i]:
-            j += 1
-        runs[i:j] = [(i, j)] * (j - i)
-        i = j
+    done = 0  # units before this one are placed
+    for start, end in spans:
+        lo, hi = bisect_left(offsets, start, done, n), bisect_left(offsets, end, done, n)
+        _singletons(words, runs, done, lo)  # units no token covers
+        i = lo
+        while i < hi:  # the pieces of word runs inside the token
+            run = words[i]
+            if run is None:
+                i += 1
+                continue
+            j = run[1] if run[1] < hi else hi
+            runs[i:j] = ((i, j),) * (j - i)
+            i = j
+        done = hi
+    _singletons(words, runs, done, n)
     return dataclasses.replace(line, word_run=tuple(runs))
+
+
+def _singletons(words: Sequence[tuple[int, int] | None], runs: list[tuple[int, int] | None], lo: int, hi: int) -> None:
+    """Each word unit in ``[lo, hi)`` a run of its own (units that no token covers)."""
+    for k in range(lo, hi):
+        if words[k] is not None:
+            runs[k] = (k, k + 1)
 
 
 def _fold(text: str) -> str:
@@ -228,16 +243,15 @@ def _shape(word: str) -> str:
     """Case and content shape of a word: lower, title, upper, mixed, numeric, alnum, other."""
     if not word:
         return ""
-    has_digit = any(c.isdigit() for c in word)
-    if has_digit:
-        return "alnum" if any(c.isalpha() for c in word) else "numeric"
+    if any(map(str.isdigit, word)):
+        return "alnum" if any(map(str.isalpha, word)) else "numeric"
     if word.islower():
         return "lower"
     if word.isupper():
         return "upper" if len(word) > 1 else "title"
     if word[0].isupper() and (len(word) == 1 or word[1:].islower()):
         return "title"
-    if any(c.isupper() for c in word):
+    if any(map(str.isupper, word)):
         return "mixed"
     return "other"  # caseless scripts
 
@@ -257,6 +271,22 @@ def _window(line: Line, pos: int, radius: int = _LOCAL_RADIUS) -> str:
     a = 0 if a < 0 else n if a > n else a
     b = 0 if b < 0 else n if b > n else b
     return line.text[off[a] : off[b]]
+
+
+def _local_sim(ref: Line, hyp: Line, rpos: int, hpos: int) -> float:
+    """Similarity of the :func:`_window` of the edit in each line (the 11 units around it)."""
+    r, n = _LOCAL_RADIUS, len(ref.offsets) - 1
+    a, b = rpos - r, rpos + r + 1
+    a = 0 if a < 0 else n if a > n else a
+    b = 0 if b < 0 else n if b > n else b
+    off = ref.offsets
+    ref_window = ref.text[off[a] : off[b]]
+    n = len(hyp.offsets) - 1
+    a, b = hpos - r, hpos + r + 1
+    a = 0 if a < 0 else n if a > n else a
+    b = 0 if b < 0 else n if b > n else b
+    off = hyp.offsets
+    return _similarity(ref_window, hyp.text[off[a] : off[b]])
 
 
 def _span_text(line: Line, span: tuple[int, int] | None) -> str:
@@ -421,13 +451,16 @@ def feature_tuple(ctx: EditContext) -> EditFeatures:
         if negation == "swap" and not hyp_known:
             negation = ""  # a garbled negation word is a non-word: the letter rules judge it
 
+    in_number, number_changed, number_implausible, number_punct = numbers
     return _new_features(EditFeatures, (  # in field order
         lang, lex or "", op, cls, ref_unit, hyp_unit, ref_kind, hyp_kind, script,
         ref_w, hyp_w, ref_z, hyp_z, ref_known, hyp_known, word_status, shape, hyp_shape,
-        _name_like(lang, ref, ref_span, ref_w, shape), word_len, _pos_in_word(ref_span, rpos, ref_gap),
-        left_kind, right_kind, *numbers[:2], cls == "digit" and "letter" in (ref_kind, hyp_kind),  # number_malformed
-        *numbers[2:], negation, line_sim,
-        _similarity(_window(ref, rpos), _window(hyp, hpos)),  # local_sim
+        (shape == "upper" or shape == "title") and _name_like(lang, ref, ref_span, ref_w, shape),  # name_like
+        word_len, _pos_in_word(ref_span, rpos, ref_gap),
+        left_kind, right_kind, in_number, number_changed,
+        cls == "digit" and (ref_kind == "letter" or hyp_kind == "letter"),  # number_malformed
+        number_implausible, number_punct, negation, line_sim,
+        _local_sim(ref, hyp, rpos, hpos),
         _context_known(hyp_words, hyp_w), rpos / (n_ref or 1), n_ref,  # context_known, rel_pos, line_len
         foldable and _equivalent(ref, hyp, rpos, hpos, op), marks,
     ))

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
 from semcer.caches import LINE_CACHE, cache
 from semcer.judges.rubric import extra_lexicons, wordfreq_tables
-from semcer.judges.rubric.classes import unit_kind
+from semcer.judges.rubric.classes import UNIT_KINDS, unit_kind
 from semcer.text.script import base_lang
 from semcer.text.units import graphemes
 from semcer.text.words import quiet_jieba
@@ -177,42 +178,83 @@ class Line:
         return self.text[self.offsets[start] : self.offsets[end]]
 
 
-def _runs(flags: list[bool]) -> tuple[tuple[int, int] | None, ...]:
-    """For each position, the ``(start, end)`` of the run of true flags holding it, or None."""
-    out: list[tuple[int, int] | None] = [None] * len(flags)
-    start = -1
-    for i, flag in enumerate(flags):
-        if flag:
-            if start < 0:
-                start = i
-        elif start >= 0:
-            out[start:i] = [(start, i)] * (i - start)
-            start = -1
-    if start >= 0:
-        n = len(out)
-        out[start:] = [(start, n)] * (n - start)
+#: One code character per unit kind (:func:`unit_codes`): a line's kinds as a string, which the
+#: regular expressions below scan for word and number runs. A unit that may stand inside a number
+#: (:data:`NUMBER_SEPARATORS`) gets its kind's code in upper case.
+KIND_CODES: dict[str, str] = dict(zip(UNIT_KINDS, "ewdlimpso", strict=True))
+_KIND_OF_CODE = {code: kind for kind, c in KIND_CODES.items() for code in (c, c.upper())}
+_WORD_CODES = "".join(sorted(KIND_CODES[k] for k in _WORD_KINDS))
+_WORD_RUN = re.compile(f"[{_WORD_CODES}{_WORD_CODES.upper()}]+")  # a run of units of _WORD_KINDS
+_DIGIT = KIND_CODES["digit"] + KIND_CODES["digit"].upper()
+_NUMBER_RUN = re.compile(f"[{_DIGIT}]+(?:[A-Z][{_DIGIT}]+)*")  # digits, single separators between digits
+_MAX_CODES = 1 << 16  # entries of each code table before it starts over
+
+
+class _UnitCodes(dict[str, str]):
+    """Unit -> its code (:data:`KIND_CODES`), computed on first use."""
+
+    def __missing__(self, unit: str) -> str:
+        if len(self) >= _MAX_CODES:
+            self.clear()
+        code = KIND_CODES[unit_kind(unit)]
+        if unit in NUMBER_SEPARATORS:
+            code = code.upper()
+        self[unit] = code
+        return code
+
+
+class _CharCodes(dict[int, str]):
+    """Code point -> the code of that character as a unit of its own (a ``str.translate`` table)."""
+
+    def __init__(self, units: _UnitCodes) -> None:
+        super().__init__()
+        self.units = units
+
+    def __missing__(self, point: int) -> str:
+        if len(self) >= _MAX_CODES:
+            self.clear()
+        code = self[point] = self.units[chr(point)]
+        return code
+
+
+@cache(maxsize=1)
+def _code_tables() -> tuple[_UnitCodes, _CharCodes]:
+    units = _UnitCodes()
+    return units, _CharCodes(units)
+
+
+def unit_codes(text: str, units: Sequence[str]) -> str:
+    """One character of :data:`KIND_CODES` per unit of ``text`` (``units``, its clusters): the
+    code of the unit's :func:`~semcer.judges.rubric.classes.unit_kind`, in upper case for a number
+    separator. A line of one code point per unit is translated in one call."""
+    by_unit, by_char = _code_tables()
+    if len(text) == len(units):
+        return text.translate(by_char)
+    return "".join(map(by_unit.__getitem__, units))
+
+
+def _runs(pattern: re.Pattern[str], codes: str) -> tuple[tuple[int, int] | None, ...]:
+    """For each unit, the ``(start, end)`` of the match of ``pattern`` in ``codes`` holding it, or None."""
+    out: list[tuple[int, int] | None] = [None] * len(codes)
+    for m in pattern.finditer(codes):
+        a, b = span = m.span()
+        out[a:b] = (span,) * (b - a)
     return tuple(out)
 
 
 @cache(maxsize=LINE_CACHE)
 def line_info(text: str) -> Line:
-    """The :class:`Line` of ``text`` (cached by the text: every edit of a line shares it)."""
+    """The :class:`Line` of ``text`` (cached by the text: every edit of a line shares it).
+
+    A number run is a maximal run of digits and of separators with a digit on both sides."""
     units = graphemes(text)
-    kinds = tuple(map(unit_kind, units))
-    has_digit = "digit" in kinds
+    codes = unit_codes(text, units)
     n = len(units)
-    if has_digit:
-        digit = [k == "digit" for k in kinds]
-        in_num = [
-            d or (0 < i < n - 1 and units[i] in NUMBER_SEPARATORS and digit[i - 1] and digit[i + 1])
-            for i, d in enumerate(digit)
-        ]
-        num_run = _runs(in_num)
-    else:
-        num_run = (None,) * n
-    word_run = _runs(list(map(_WORD_KINDS.__contains__, kinds)))
+    has_digit = _DIGIT[0] in codes or _DIGIT[1] in codes
+    num_run = _runs(_NUMBER_RUN, codes) if has_digit else (None,) * n
     offsets = tuple(range(n + 1)) if len(text) == n else (0, *accumulate(map(len, units)))
-    return Line(text, units, kinds, word_run, num_run, has_digit, offsets)
+    return Line(text, units, tuple(map(_KIND_OF_CODE.__getitem__, codes)), _runs(_WORD_RUN, codes), num_run,
+                has_digit, offsets)
 
 
 def word_span(line: Line, pos: int, gap: bool) -> tuple[int, int] | None:

@@ -109,10 +109,6 @@ def damage(line_sim: Any, local_sim: Any) -> Any:
     return np.clip(x, 0.0, 1.0) if isinstance(x, np.ndarray) else _clip(x)
 
 
-def _damage(f: EditFeatures) -> float:
-    return damage(f.line_sim, f.local_sim)
-
-
 def _rule_id(f: EditFeatures) -> str:
     """The first rule of the table (in the order of docs/rubric.md) that matches the features."""
     cls = f.edit_class
@@ -183,7 +179,8 @@ def rubric_rule(f: EditFeatures | Mapping[str, Any]) -> tuple[str, float]:
         dz = f.hyp_zipf - f.ref_zipf
         tilt += (1.0 - tilt) * _clip(0.5 + PLAUSIBILITY_SLOPE * (dz + 1.5))
     elif f.edit_class in CONTENT or rule_id in ("punct", "digit-letter"):
-        tilt += DAMAGE_WEIGHT * _damage(f)
+        x = (0.95 - (f.line_sim + f.local_sim) / 2) * 3  # damage(), for two floats
+        tilt += DAMAGE_WEIGHT * (0.0 if x < 0.0 else 1.0 if x > 1.0 else x)
     if rule_id == "punct" and f.op == "D":
         tilt += 0.2  # a lost mark of punctuation is missed more often than an extra one
     return rule_id, _clip(tilt)
