@@ -149,7 +149,8 @@ _DROP_INVISIBLE = dict.fromkeys(_INVISIBLE)
 
 def _char_class(points: frozenset[int]) -> str:
     """A regular expression class of ``points``, consecutive code points as ranges."""
-    parts, run = [], []
+    parts: list[tuple[int, int]] = []
+    run: list[int] = []
     for p in sorted(points):
         if run and p == run[-1] + 1:
             run.append(p)
