@@ -175,8 +175,8 @@ def _number_position(ctx: EditContext) -> tuple[float, float]:
     kinds = line.kinds
     start, end = span
     right_from = ctx.ref_pos if gap else ctx.ref_pos + 1
-    digits = sum(1 for k in kinds[start:end] if k == "digit")
-    right = sum(1 for k in kinds[max(start, right_from):end] if k == "digit")
+    digits = kinds[start:end].count("digit")
+    right = kinds[max(start, right_from):end].count("digit")
     return float(digits), float(right)
 
 
