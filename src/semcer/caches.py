@@ -14,8 +14,11 @@ from typing import Any, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: Entries of the caches keyed by a whole line (or a judge's window of one): a line's edits are judged
-#: together, so a few hundred lines are enough, and a long window weighs tens of kilobytes.
-LINE_CACHE = 1 << 8
+#: together, so a few hundred lines are enough, and a long window weighs tens of kilobytes. 768 is
+#: measured on both sides: `bench/pages.py --huge 0` (every window distinct) 290 MB peak (256: 261 MB,
+#: 1,024: 310 MB); `bench/compact_speed.py` warm (the 915 dev edits in a cycle over 1,177 distinct
+#: lines) 58k edits/s (512: 15.7k, the cycle no longer fits).
+LINE_CACHE = 768
 
 _CACHES: list[Any] = []  # filled at import, by @cache; never holds anything but lru_cache wrappers
 
