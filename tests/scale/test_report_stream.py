@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,32 +15,13 @@ import semcer
 import semcer.cli
 import semcer.cli.score
 from semcer.api.report import Limits, evaluation_report, severity_bins
-from semcer.io.collections import read_collection
 from semcer.io.edits import edit_id
-from semcer.io.pairing import pair_collections
-from semcer.judges import resolve_judge
 from semcer.reports.html import render
 from semcer.scale.pipeline import StreamSettings, score_stream, unmatched_of
 from semcer.scale.report_fold import ReportAsk
 
 ROOT = Path(__file__).resolve().parents[2]
 REFS, HYPS = ROOT / "examples" / "references.jsonl", ROOT / "examples" / "tess_noisy.jsonl"
-
-
-@pytest.fixture(scope="module")
-def paired():
-    return pair_collections(read_collection(str(REFS)), read_collection(str(HYPS)))
-
-
-@pytest.fixture(scope="module")
-def judge():
-    with resolve_judge("compact") as j:
-        yield j
-
-
-@pytest.fixture(scope="module")
-def whole(paired, judge):
-    return semcer.evaluate(paired, judge=judge, edits=True)
 
 
 @settings(max_examples=6, deadline=None)

@@ -20,10 +20,7 @@ import semcer.cli
 import semcer.cli.score
 import semcer.store.sqlite
 from semcer.api.evaluation import page_scores, word_errors
-from semcer.io.collections import read_collection
 from semcer.io.edits import ranked, write_edits
-from semcer.io.pairing import pair_collections
-from semcer.judges import resolve_judge
 from semcer.metrics.spans import judged_spans, ranked_spans
 from semcer.scale.chunks import Beside
 from semcer.scale.executors import split
@@ -32,22 +29,6 @@ from semcer.scale.ranking import TopList
 
 ROOT = Path(__file__).resolve().parents[2]
 REFS, HYPS = ROOT / "examples" / "references.jsonl", ROOT / "examples" / "tess_noisy.jsonl"
-
-
-@pytest.fixture(scope="module")
-def paired():
-    return pair_collections(read_collection(str(REFS)), read_collection(str(HYPS)))
-
-
-@pytest.fixture(scope="module")
-def judge():
-    with resolve_judge("compact") as j:
-        yield j
-
-
-@pytest.fixture(scope="module")
-def whole(paired, judge):
-    return semcer.evaluate(paired, judge=judge, edits=True)
 
 
 def _streamed(paired, judge, **kw):
