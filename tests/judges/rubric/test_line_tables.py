@@ -2,6 +2,7 @@
 number runs, token runs of a segmented line, the invisible-character scan, the local window."""
 
 import sys
+from itertools import pairwise
 from unittest import mock
 
 import pytest
@@ -64,7 +65,7 @@ def _tokenized(draw):
     text = draw(st.text(alphabet=ALPHABET, max_size=30))
     cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=12)))
     points = [0, *cuts, len(text)]
-    spans = [(a, b) for a, b in zip(points, points[1:]) if draw(st.booleans()) or a == b]
+    spans = [(a, b) for a, b in pairwise(points) if draw(st.booleans()) or a == b]
     return text, tuple(spans)
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 import unicodedata
 from bisect import bisect_left
-from itertools import repeat
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any, NamedTuple
 
 import regex
