@@ -133,7 +133,7 @@ for _g, (_, _vocab) in enumerate(_ONE_HOT):
     _GROUP_START.append(len(GROUP_OF_COLUMN))
     GROUP_OF_COLUMN += [_g] * (len(_vocab) + 1)
 del _g, _vocab
-_GROUP_START_COLUMN = np.array(_GROUP_START, np.int16)[:, None]
+_GROUP_START_ROW = np.array(_GROUP_START, np.int16)
 
 
 def _marks(unit: str) -> int:
@@ -199,10 +199,11 @@ def feature_columns(contexts: Sequence[EditContext]) -> tuple[np.ndarray, np.nda
     """The numeric columns (n, len(_NUMERIC)), the one-hot column of each group (n, groups), the
     edit classes and the no-lexicon flags of a batch of edits.
 
-    Only the features (:func:`~semcer.judges.rubric.feature_tuple`) and the rubric's rule are
-    computed edit by edit; the matrices are then filled a feature at a time, from the column of
-    its values over the batch (one conversion per column, not per value). They are built
-    column-major, one row per feature: the transposes returned are what the forest reads.
+    Only the features (:func:`~semcer.judges.rubric.feature_tuple`), the rubric's rule and the
+    one-hot indices (:func:`_group_indices`, cached by the combination of values) are computed edit
+    by edit; the numeric matrix is then filled a feature at a time, from the column of its values
+    over the batch (one conversion per column, not per value). It is built column-major, one row
+    per feature: the transpose returned is what the forest reads.
     """
     n = len(contexts)
     if not n:
@@ -236,11 +237,17 @@ def feature_columns(contexts: Sequence[EditContext]) -> tuple[np.ndarray, np.nda
     _derived(out)
 
     # One-hot groups: the value's index in its vocabulary (a byte), plus the group's first column.
-    values = [rule_ids if name == "rule" else column(name) for name, _ in _ONE_HOT]
-    index = np.frombuffer(b"".join(bytes(map(codes.__getitem__, v)) for codes, v in zip(_CODES, values)), np.uint8)
-    index = index.reshape(_N_GROUPS, n)
-    no_lex = _CONTENT_CLASS[index[_CLASS_GROUP]] & ~has_lex
-    return out.T, (index + _GROUP_START_COLUMN).T, column("edit_class"), no_lex
+    values = zip(*(rule_ids if name == "rule" else column(name) for name, _ in _ONE_HOT))  # per edit, all groups
+    index = np.frombuffer(b"".join(map(_group_indices, values)), np.uint8).reshape(n, _N_GROUPS)
+    no_lex = _CONTENT_CLASS[index[:, _CLASS_GROUP]] & ~has_lex
+    return out.T, index + _GROUP_START_ROW, column("edit_class"), no_lex
+
+
+@cache(maxsize=1 << 14)
+def _group_indices(values: tuple[str, ...]) -> bytes:
+    """The index of each of an edit's one-hot values (one per group of :data:`_ONE_HOT`) in its
+    group's vocabulary, one byte each; the same combinations recur across a corpus."""
+    return bytes(map(_Codes.__getitem__, _CODES, values))
 
 
 def _derived(out: np.ndarray) -> None:

@@ -149,17 +149,13 @@ _DROP_INVISIBLE = dict.fromkeys(_INVISIBLE)
 
 def _char_class(points: frozenset[int]) -> str:
     """A regular expression class of ``points``, consecutive code points as ranges."""
-    parts: list[tuple[int, int]] = []
-    run: list[int] = []
+    ranges: list[list[int]] = []
     for p in sorted(points):
-        if run and p == run[-1] + 1:
-            run.append(p)
-            continue
-        if run:
-            parts.append((run[0], run[-1]))
-        run = [p]
-    parts.append((run[0], run[-1]))
-    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in parts)
+        if ranges and p == ranges[-1][1] + 1:
+            ranges[-1][1] = p
+        else:
+            ranges.append([p, p])
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
 
 
 _INVISIBLE_RE = re.compile(f"[{_char_class(_INVISIBLE)}]")

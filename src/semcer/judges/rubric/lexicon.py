@@ -270,10 +270,10 @@ def word_span(line: Line, pos: int, gap: bool) -> tuple[int, int] | None:
 
 def word_at(line: Line, pos: int, gap: bool) -> tuple[tuple[int, int] | None, str]:
     """The span of the word at ``pos`` (:func:`word_span`) and its text ('' when there is none)."""
-    runs, n = line.word_run, len(line.units)
-    if not gap and 0 <= pos < n and runs[pos]:
-        span = runs[pos]
-    else:
+    runs = line.word_run
+    n = len(runs)
+    span = runs[pos] if not gap and 0 <= pos < n else None
+    if span is None:
         left, right = pos - 1, (pos if gap else pos + 1)
         if 0 <= left < n and runs[left]:
             span = runs[left]
