@@ -145,3 +145,29 @@ def test_cli_streams_wer_from_jsonl_with_workers_and_resumes(tmp_path, capsys, m
     for got in outs:
         assert got["wer"] == want["wer"] and got["line_assignment"] == want["line_assignment"]
     assert outs[0] == outs[1] and len(list((tmp_path / "w").glob("chunk-*.pkl"))) == 7
+
+
+def test_workers_writing_the_store_overwrite_forged_rows_as_one_process_does(paired, judge, tmp_path):
+    """With workers the judged edits are written by the workers themselves: a store holding three forged
+    rows (one made unreadable) ends as one process leaves it, with the same three counted overwritten."""
+    import shutil
+    import sqlite3
+
+    first = tmp_path / "first.sqlite"
+    with semcer.store.sqlite.JudgedEditStore(first) as s:
+        score_stream(paired.pairs, judge=judge, store=s, settings=StreamSettings(chunk_lines=50))
+        keys = sorted(r["key"] for r in s.rows())[:3]
+    with sqlite3.connect(first) as conn:
+        conn.execute("UPDATE judged_edits SET p0 = 1, p1 = 0, p2 = 0, p3 = 0, p4 = 0 WHERE key IN (?, ?)", keys[:2])
+        conn.execute("UPDATE judged_edits SET p0 = 'x' WHERE key = ?", keys[2:])
+    conn.close()
+    results = {}
+    for workers in (1, 2):
+        path = tmp_path / f"w{workers}.sqlite"
+        shutil.copy(first, path)
+        with semcer.store.sqlite.JudgedEditStore(path) as s:
+            got = score_stream(paired.pairs, judge=judge, store=s, settings=StreamSettings(chunk_lines=50, workers=workers))
+            results[workers] = (got.evaluation.judge_summary, [{k: v for k, v in r.items() if k != "created"}
+                                                                for r in s.rows()])
+    assert results[1][0]["overwritten"] == 3
+    assert results[1] == results[2]

@@ -11,11 +11,12 @@ import pytest
 from helpers import EXAMPLES, P_STORED, RecordingJudge, dump, make_ctx, p_of, read_jsonl
 
 import semcer
+import semcer.store.cached
 from semcer.judges import resolve_judge
 from semcer.judges.distribution import Judgement
 from semcer.store.cached import judge_cached
 from semcer.store.keys import edit_key, is_deterministic
-from semcer.store.sqlite import COLUMNS, JudgedEditStore
+from semcer.store.sqlite import COLUMNS, JudgedEditStore, ready_rows
 
 FORGED = (1.0, 0.0, 0.0, 0.0, 0.0)  # "every edit is harmless": semCER 0
 
@@ -107,3 +108,31 @@ def test_overwrite_many_inserts_and_overwrites(tmp_path):
         assert store.overwrite_many([(ka, "j", a, Judgement(FORGED, "digit"))]) == (0, 1)
         assert store.get_many([ka])[ka] == Judgement(FORGED, "digit")
         assert store.overwrite_many([(ka, "j", a, Judgement(None, failure="x"))]) == (0, 0)  # failures never stored
+
+
+def test_rows_made_ready_elsewhere_store_what_the_rows_store(tmp_path):
+    """ready_rows (a worker's half of overwrite_many) gives the same store, and the same counts."""
+    ctxs = [make_ctx(i) for i in range(6)]
+    rows = [(JudgedEditStore.key("j", c), "j", c, Judgement(p_of(c))) for c in ctxs]
+    forged = [(k, j, c, Judgement(FORGED, "digit")) for k, j, c, _ in rows[:2]]
+    with JudgedEditStore(tmp_path / "a.sqlite") as a, JudgedEditStore(tmp_path / "b.sqlite") as b:
+        for store in (a, b):
+            assert store.overwrite_many(forged) == (2, 0)
+        assert a.overwrite_many(rows) == b.overwrite_many(ready_rows(rows)) == (4, 2)  # 4 new, the 2 forged replaced
+        assert ready_rows([(rows[0][0], "j", ctxs[0], Judgement(None, failure="x"))]).values == ()  # failures never stored
+        assert [r[:-1] for r in dump(a.path)] == [r[:-1] for r in dump(b.path)]  # all but the time written
+    with pytest.raises(ValueError, match="does not belong"):
+        ready_rows([(rows[0][0], "j", ctxs[1], Judgement(p_of(ctxs[1])))])
+
+
+def test_a_deterministic_judge_is_written_in_few_large_transactions(tmp_path, monkeypatch):
+    """Rows accumulate over judge batches and are written once at least DETERMINISTIC_WRITE_ROWS wait, and at
+    the end: 12 edits in batches of 2 with a group of 5 are two writes of 6 rows (by hand)."""
+    monkeypatch.setattr(semcer.store.cached, "DETERMINISTIC_WRITE_ROWS", 5)
+    ctxs = [make_ctx(i) for i in range(12)]
+    with JudgedEditStore(tmp_path / "s.sqlite") as store:
+        sizes: list[int] = []
+        write = store.overwrite_many
+        monkeypatch.setattr(store, "overwrite_many", lambda rows: (sizes.append(len(rows)), write(rows))[1])
+        _, stats = judge_cached(RecordingJudge(), ctxs, store, batch_size=2, deterministic=True)
+        assert sizes == [6, 6] and stats.judged == 12 and len(store) == 12

@@ -3,7 +3,8 @@
 A chunk is a run of consecutive pairs. Preparing it aligns its lines and builds the judge context
 and store key of every edit (:func:`prepare_chunk`); judging the distinct new edits of a chunk is a
 separate step (:func:`judge_part`), so that the parent can leave out edits an earlier chunk already
-judged before anything is dispatched. Both functions are pure: the same chunk gives the same result
+judged before anything is dispatched (:func:`judge_ready` also checks, packs and, in a local worker,
+writes the judged edits to the store, so that the parent does not). These functions are pure: the same chunk gives the same result
 in any process, which is what makes a run with many workers equal to a run with one.
 """
 
@@ -25,7 +26,7 @@ from semcer.judges.distribution import Judgement
 from semcer.metrics.fca import LineAssignment, line_assignment_cer
 from semcer.metrics.wer import LineWords, line_words
 from semcer.store.judging import line_contexts
-from semcer.store.sqlite import JudgedEditStore
+from semcer.store.sqlite import JudgedEditStore, ReadyRows, ready_rows
 from semcer.text.policy import TextPolicy
 from semcer.text.units import Unit
 
@@ -139,3 +140,23 @@ def judge_part(spec_json: str, identity: str, contexts: Sequence[EditContext]) -
     if len(out) != len(contexts):
         raise JudgeError(f"judge {identity!r} returned {len(out)} judgements for {len(contexts)} edits")
     return out
+
+
+def judge_ready(spec_json: str, identity: str, contexts: Sequence[EditContext], keys: Sequence[str],
+                store_path: str | None = None) -> tuple[list[Judgement], ReadyRows | None, int]:
+    """:func:`judge_part`, and the judged edits checked and packed for the store here (``keys``: the
+    contexts' store keys): written to the store at ``store_path`` by this process (the rows
+    overwritten counted; the parent chose these edits as new, so no two processes write one key),
+    else returned ready for the parent to write."""
+    judged = judge_part(spec_json, identity, contexts)
+    ready = ready_rows([(k, identity, c, j) for k, c, j in zip(keys, contexts, judged)])
+    if store_path is None:
+        return judged, ready, 0
+    return judged, None, worker_store(store_path).overwrite_many(ready)[1]
+
+
+@cache(maxsize=2)
+def worker_store(path: str) -> JudgedEditStore:
+    """The run's store as a worker writes it (opened once per process; SQLite's WAL mode lets
+    several processes write one store, each transaction waiting for the others)."""
+    return JudgedEditStore(path)

@@ -1,9 +1,11 @@
 """Where chunks are prepared and offline judges run: in this process, or in worker processes.
 
 An executor prepares chunks in order (:meth:`prepared`) and, for a deterministic offline judge that
-has a spec, judges a list of distinct new edits in parallel (:meth:`judge_offline`; None means the
-parent judges them itself). The parent alone writes the store and aggregates, so every executor
-gives the same result; only the wall time differs.
+has a spec, starts judging a list of distinct new edits in parallel (:meth:`submit_offline`: a
+handle whose ``get()`` gives the judgements in order; None means the parent judges them itself), so
+that the parent can write one chunk's judgements to the store while the workers judge the next. The
+parent alone writes the store and aggregates, so every executor gives the same result; only the
+wall time differs.
 """
 
 from __future__ import annotations
@@ -11,13 +13,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from semcer.alignment.context import EditContext
 from semcer.judges.base import JudgeBase
 from semcer.judges.distribution import Judgement
-from semcer.scale.chunks import ChunkTask, Prepared, judge_part, prepare_chunk
+from semcer.scale.chunks import ChunkTask, Prepared, judge_ready, prepare_chunk
+from semcer.store.sqlite import ReadyRows
 
 #: Distinct edits per worker below which a judging step is not split further (a round trip costs more).
 MIN_PARALLEL_EDITS = 1000
@@ -46,6 +49,31 @@ def split(items: Sequence[Any], parts: int) -> list[Sequence[Any]]:
     return out
 
 
+class Pending:
+    """Judgements being computed elsewhere: ``get()`` waits for them (in input order) and for the
+    same edits made ready for the store, and raises what a worker raised."""
+
+    def __init__(self, parts: Callable[[], list[tuple[list[Judgement], ReadyRows | None, int]]]) -> None:
+        self._parts = parts
+
+    def get(self) -> tuple[list[Judgement], ReadyRows | None, int]:
+        """The judgements, the rows ready for the parent to write (None when the workers wrote them)
+        and how many stored rows the workers overwrote."""
+        parts = self._parts()
+        judged = [j for part in parts for j in part[0]]
+        if any(part[1] is None for part in parts):
+            return judged, None, sum(part[2] for part in parts)
+        ready = [part[1] for part in parts if part[1] is not None]
+        return judged, ReadyRows(tuple(v for r in ready for v in r.values), tuple(p for r in ready for p in r.pairs)), 0
+
+
+def pieces(contexts: Sequence[EditContext], keys: Sequence[str], workers: int) -> list[tuple[list[EditContext], list[str]]]:
+    """Distinct edits and their keys cut into near-equal consecutive parts, one per worker (fewer
+    when a part would be under :data:`MIN_PARALLEL_EDITS`)."""
+    parts = min(workers, max(1, len(contexts) // MIN_PARALLEL_EDITS))
+    return [(list(c), list(k)) for c, k in zip(split(contexts, parts), split(keys, parts))]
+
+
 class InlineExecutor:
     """Everything in this process, one chunk after another."""
 
@@ -54,7 +82,7 @@ class InlineExecutor:
     def prepared(self, tasks: Iterator[ChunkTask]) -> Iterator[Prepared]:
         return map(prepare_chunk, tasks)
 
-    def judge_offline(self, contexts: Sequence[EditContext]) -> list[Judgement] | None:
+    def submit_offline(self, contexts: Sequence[EditContext], keys: Sequence[str]) -> Pending | None:
         return None
 
     def remote_judge(self, judge: JudgeBase) -> JudgeBase:
@@ -66,11 +94,12 @@ class InlineExecutor:
 
 class PoolExecutor:
     """Worker processes (forkserver): chunks prepared ahead of the parent, at most two per worker in
-    flight; a deterministic judge with a spec rebuilt in each worker and fed equal parts."""
+    flight; a deterministic judge with a spec rebuilt in each worker and fed equal parts, each part
+    written by its worker to the store at ``store_path`` (None: returned for the parent to write)."""
 
-    def __init__(self, workers: int, spec_json: str | None, identity: str) -> None:
+    def __init__(self, workers: int, spec_json: str | None, identity: str, store_path: str | None = None) -> None:
         self.workers = workers
-        self._spec, self._identity = spec_json, identity
+        self._spec, self._identity, self._store = spec_json, identity, store_path
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         self._pool = multiprocessing.get_context(method).Pool(workers)
 
@@ -83,12 +112,12 @@ class PoolExecutor:
         while window:
             yield window.popleft().get()
 
-    def judge_offline(self, contexts: Sequence[EditContext]) -> list[Judgement] | None:
+    def submit_offline(self, contexts: Sequence[EditContext], keys: Sequence[str]) -> Pending | None:
         if self._spec is None:
             return None
-        pieces = split(contexts, min(self.workers, max(1, len(contexts) // MIN_PARALLEL_EDITS)))
-        parts = [self._pool.apply_async(judge_part, (self._spec, self._identity, list(part))) for part in pieces]
-        return [j for part in parts for j in part.get()]
+        parts = [self._pool.apply_async(judge_ready, (self._spec, self._identity, c, k, self._store))
+                 for c, k in pieces(contexts, keys, self.workers)]
+        return Pending(lambda: [part.get() for part in parts])
 
     def remote_judge(self, judge: JudgeBase) -> JudgeBase:
         return judge

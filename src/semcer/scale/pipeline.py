@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -41,12 +42,12 @@ from semcer.metrics.spans import judged_spans
 from semcer.metrics.wer import WerResult, WerTally
 from semcer.reports.progress import JudgeBar, judge_bar, line_bar
 from semcer.scale.chunks import CER_ONLY, DEFAULT_CHUNK_LINES, Beside, ChunkTask, Prepared, chunk_tasks, task_fingerprint
-from semcer.scale.executors import InlineExecutor, PoolExecutor
+from semcer.scale.executors import InlineExecutor, Pending, PoolExecutor
 from semcer.scale.markers import ChunkOutcome, Markers
 from semcer.scale.ranking import EditSpill, TopList, edit_rank, span_rank
 from semcer.scale.reading import JsonlSource
 from semcer.scale.report_fold import ReportAsk, ReportFold, StreamedLines, chunk_digest
-from semcer.store.cached import CacheStats, judge_cached
+from semcer.store.cached import CacheStats, judge_cached, store_judged
 from semcer.store.judging import judge_run, with_judgements
 from semcer.store.sqlite import JudgedEditStore
 from semcer.text.policy import TextPolicy, get_policy
@@ -149,6 +150,7 @@ class _Run:
         self.rows: list[Any] = []
         self.skipped: list[str] = []
         self.seen: dict[str, Judgement] = {}
+        self.flying: set[str] = set()  # keys being judged for chunks in flight
         self.severity: dict[str, float | None] = {}  # of the same edits, computed once
         self.cache = CacheStats(0, 0, 0, 0, 0)
         self.top = TopList(settings.top, edit_rank if settings.by_edit else span_rank)
@@ -163,12 +165,34 @@ class _Run:
         pending = self._resume(tasks)
         if pending is None:
             return
-        executor = self.stack.enter_context(contextlib.closing(_executor(self.settings, self.judge, n_chunks)))
+        executor = self.stack.enter_context(contextlib.closing(_executor(self.settings, self.judge, n_chunks, self.store)))
         self.executor = executor
         handed: dict[int, ChunkTask] = {}
+        flight: deque[_Dispatched] = deque()
         for prep in executor.prepared(_tee(pending, handed)):
-            task = handed.pop(prep.index)
-            self._fold(self._finish(prep, task, executor), len(task.pairs))
+            flight.append(self._dispatch(prep, handed.pop(prep.index), executor))
+            if len(flight) >= executor.workers:
+                self._land(flight.popleft())
+        while flight:
+            self._land(flight.popleft())
+
+    def _dispatch(self, prep: Prepared, task: ChunkTask, executor: Any) -> _Dispatched:
+        """Start judging a prepared chunk's distinct new edits: those no earlier chunk has (judged, or
+        being judged), so that any number of chunks in flight judge what one chunk at a time would."""
+        new: dict[str, EditContext] = {}
+        seen, flying = self.seen, self.flying
+        for key, ctx in zip(prep.keys, prep.contexts):
+            if key not in seen and key not in flying and key not in new:
+                new[key] = ctx
+        flying.update(new)
+        handle = executor.submit_offline(list(new.values()), list(new)) if new and self.judge.deterministic else None
+        return _Dispatched(prep, task, new, handle)
+
+    def _land(self, d: _Dispatched) -> None:
+        """Finish the oldest chunk in flight and fold it in (chunks land in order)."""
+        outcome = self._finish(d)
+        self.flying.difference_update(d.new)
+        self._fold(outcome, len(d.task.pairs))
 
     def _resume(self, tasks: Iterator[ChunkTask]) -> Iterator[ChunkTask] | None:
         """Fold in the finished chunks' markers; the tasks left (None when every chunk was finished)."""
@@ -191,13 +215,11 @@ class _Run:
         report = "" if self.settings.report is None else f":{self.settings.report.fingerprint()}"
         return f"{task_fingerprint(task)}:top={self.settings.top}:by_edit={self.settings.by_edit}{report}"
 
-    def _finish(self, prep: Prepared, task: ChunkTask, executor: Any) -> ChunkOutcome:
-        """Judge a prepared chunk's distinct new edits and build its outcome (marker written)."""
-        new: dict[str, EditContext] = {}
-        for key, ctx in zip(prep.keys, prep.contexts):
-            if key not in self.seen and key not in new:
-                new[key] = ctx
-        judgements, cache = self._judge_new(list(new.values()), executor)
+    def _finish(self, d: _Dispatched) -> ChunkOutcome:
+        """Store a dispatched chunk's judgements (judging them here when no worker did) and build its
+        outcome (marker written); every earlier chunk has landed, so ``seen`` has all its other edits."""
+        prep, task, new = d.prep, d.task, d.new
+        judgements, cache = self._judge_new(new, d.handle)
         fresh = tuple(zip(new, judgements))
         seen, sev = self.seen, self.severity
         lookup = dict(fresh)
@@ -227,20 +249,20 @@ class _Run:
         chunk.offer(judged if self.settings.by_edit else judged_spans(judged))
         return chunk.items()
 
-    def _judge_new(self, contexts: list[EditContext], executor: Any) -> tuple[list[Judgement], CacheStats]:
+    def _judge_new(self, new: dict[str, EditContext], handle: Pending | None) -> tuple[list[Judgement], CacheStats]:
         j = self.judge
-        if not contexts:
+        if not new:
             return [], CacheStats(0, 0, 0, 0, 0)
-        if j.deterministic:
-            done = executor.judge_offline(contexts)
-            if done is not None:
-                return judge_cached(_Precomputed(j, contexts, done), contexts, self.store,
-                                    batch_size=j.preferred_batch_size, deterministic=True)
+        contexts, keys = list(new.values()), list(new)
+        if handle is not None:
+            judged, ready, overwritten = handle.get()
+            return judged, store_judged(j.identity, keys, contexts, judged, None if ready is None else self.store,
+                                        ready, overwritten)
         base = self.cache.judged
         bar = self.judge_bar
         step = None if bar is None else (lambda d, t: bar(base + d, base + t))
-        return judge_cached(executor.remote_judge(j), contexts, self.store, progress=step,
-                            batch_size=j.preferred_batch_size, deterministic=j.deterministic)
+        return judge_cached(self.executor.remote_judge(j), contexts, self.store, progress=step,
+                            batch_size=j.preferred_batch_size, deterministic=j.deterministic, keys=keys)
 
     def _fold(self, outcome: ChunkOutcome, lines: int) -> None:
         self.rows.extend(self._shared(outcome.rows))
@@ -284,6 +306,17 @@ class _Run:
         return Streamed(ev, tuple(self.top.items()), None, *self.beside.results())
 
 
+@dataclass(frozen=True)
+class _Dispatched:
+    """A chunk in flight: prepared, its distinct new edits handed to the judge (``handle``: judged by
+    workers; None: judged by the parent when the chunk lands)."""
+
+    prep: Prepared
+    task: ChunkTask
+    new: dict[str, EditContext]
+    handle: Pending | None
+
+
 class _Beside:
     """The parent's sums of what is measured beside CER: the WER tally, the page scores so far."""
 
@@ -312,23 +345,7 @@ class _Beside:
         return wer, pages
 
 
-class _Precomputed(JudgeBase):
-    """A judge whose answers were computed elsewhere (by workers, from the same spec): it hands them
-    to :func:`semcer.store.cached.judge_cached`, which checks and stores them as the judge's own."""
-
-    def __init__(self, judge: JudgeBase, contexts: Sequence[EditContext], answers: Sequence[Judgement]) -> None:
-        self._identity = judge.identity
-        self._answers = {id(c): a for c, a in zip(contexts, answers)}
-
-    @property
-    def identity(self) -> str:
-        return self._identity
-
-    def judge(self, contexts: Sequence[EditContext]) -> list[Judgement]:
-        return [self._answers[id(c)] for c in contexts]
-
-
-def _executor(settings: StreamSettings, judge: JudgeBase, n_chunks: int) -> Any:
+def _executor(settings: StreamSettings, judge: JudgeBase, n_chunks: int, store: JudgedEditStore | None) -> Any:
     spec = judge.spec()
     spec_json = None if spec is None else spec.to_json()
     if settings.engine == "ray":
@@ -336,7 +353,8 @@ def _executor(settings: StreamSettings, judge: JudgeBase, n_chunks: int) -> Any:
 
         return RayExecutor(settings.workers, spec_json, judge.identity, settings.ray_address, gpus=settings.ray_gpus)
     if settings.workers > 1 and n_chunks > 1:
-        return PoolExecutor(min(settings.workers, n_chunks), spec_json, judge.identity)
+        path = None if store is None or store.readonly else str(store.path)
+        return PoolExecutor(min(settings.workers, n_chunks), spec_json, judge.identity, path)
     return InlineExecutor()
 
 

@@ -21,8 +21,9 @@ from semcer.alignment.context import EditContext
 from semcer.errors import SemcerError
 from semcer.judges.base import JudgeBase, JudgeStats
 from semcer.judges.distribution import Judgement
-from semcer.scale.chunks import ChunkTask, Prepared, judge_from_spec, judge_part, prepare_chunk
-from semcer.scale.executors import MIN_PARALLEL_EDITS, split
+from semcer.scale.chunks import ChunkTask, Prepared, judge_from_spec, judge_part, judge_ready, prepare_chunk
+from semcer.scale.executors import Pending, pieces, split
+from semcer.store.sqlite import ReadyRows
 
 #: Chunks per worker in one Ray Data dataset: each dataset costs a start-up (its plan, its tasks).
 WINDOW_PER_WORKER = 8
@@ -57,6 +58,10 @@ class JudgeActor:
 
     def judge(self, contexts: Sequence[EditContext]) -> list[Judgement]:
         return judge_part(self._spec, self._identity, contexts)
+
+    def judge_ready(self, contexts: Sequence[EditContext],
+                    keys: Sequence[str]) -> tuple[list[Judgement], ReadyRows | None, int]:
+        return judge_ready(self._spec, self._identity, contexts, keys)  # the parent writes: a node may not see the file
 
     def stats(self) -> dict[str, Any] | None:
         s = judge_from_spec(self._spec, self._identity).stats
@@ -108,13 +113,15 @@ class RayExecutor:
         for row in ds.iter_rows():
             yield pickle.loads(bytes(row["prepared"]))
 
-    def judge_offline(self, contexts: Sequence[EditContext]) -> list[Judgement] | None:
-        pieces = split(contexts, min(self.workers, max(1, len(contexts) // MIN_PARALLEL_EDITS)))
-        return self._spread(pieces)
-
-    def _spread(self, pieces: Sequence[Sequence[EditContext]]) -> list[Judgement]:
+    def submit_offline(self, contexts: Sequence[EditContext], keys: Sequence[str]) -> Pending:
         actors = self._pool()
-        refs = [actors[k % len(actors)].judge.remote(list(p)) for k, p in enumerate(pieces)]
+        refs = [actors[n % len(actors)].judge_ready.remote(c, k)
+                for n, (c, k) in enumerate(pieces(contexts, keys, self.workers))]
+        return Pending(lambda: self.ray.get(refs))
+
+    def _spread(self, parts: Sequence[Sequence[EditContext]]) -> list[Judgement]:
+        actors = self._pool()
+        refs = [actors[n % len(actors)].judge.remote(list(p)) for n, p in enumerate(parts)]
         return [j for part in self.ray.get(refs) for j in part]
 
     def remote_judge(self, judge: JudgeBase) -> JudgeBase:

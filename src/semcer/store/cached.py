@@ -10,7 +10,12 @@ from semcer.errors import JudgeError
 from semcer.judges.base import Judge
 from semcer.judges.distribution import Judgement, check_distribution
 from semcer.store.keys import is_deterministic
-from semcer.store.sqlite import Found, JudgedEditStore
+from semcer.store.sqlite import Found, JudgedEditStore, ReadyRows
+
+#: A deterministic judge's rows written per store transaction (at least one batch): its answers are
+#: recomputed, never read back, so a killed run loses only work, and a few large transactions write
+#: the store's key index once instead of once per batch (random keys touch most of its pages).
+DETERMINISTIC_WRITE_ROWS = 16_384
 
 
 @dataclass
@@ -53,6 +58,7 @@ def judge_cached(
     batch_size: int = 256,
     progress: Callable[[int, int], None] | None = None,
     deterministic: bool | None = None,
+    keys: Sequence[str] | None = None,
 ) -> tuple[list[Judgement], CacheStats]:
     """Judge ``contexts`` through the store: each distinct edit at most once, ever.
 
@@ -66,14 +72,19 @@ def judge_cached(
     ``deterministic`` (default: decided from the identity, :func:`semcer.store.keys.is_deterministic`)
     marks a judge whose answers are recomputed, never read back: every distinct edit is judged, and
     the store is written (for exports and training) with the recomputed values winning over
-    whatever it held, so a forged row in the store can never change a score.
+    whatever it held, so a forged row in the store can never change a score; its rows are written
+    in transactions of :data:`DETERMINISTIC_WRITE_ROWS`. ``keys``: the contexts' store keys when
+    the caller has them (:meth:`JudgedEditStore.key` of each context).
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
     identity = judge.identity
     if deterministic is None:
         deterministic = is_deterministic(identity)
-    keys = [JudgedEditStore.key(identity, ctx) for ctx in contexts]
+    if keys is None:
+        keys = [JudgedEditStore.key(identity, ctx) for ctx in contexts]
+    elif len(keys) != len(contexts):
+        raise ValueError(f"{len(keys)} keys for {len(contexts)} edits")
     first: dict[str, EditContext] = {}
     for key, ctx in zip(keys, contexts):
         first.setdefault(key, ctx)
@@ -83,6 +94,7 @@ def judge_cached(
     hits = len(results)
     misses = [key for key in first if key not in results]
     failures = overwritten = 0
+    pending: list[tuple[str, str, EditContext, Judgement]] = []  # a deterministic judge's rows not yet written
     if progress is not None and misses:
         progress(0, len(misses))  # the bar appears before the first batch (which may load lexicons or a model)
     for start in range(0, len(misses), batch_size):
@@ -95,12 +107,32 @@ def judge_cached(
         failures += sum(1 for j in judged if j.p is None)
         if store is not None:
             rows = [(key, identity, first[key], j) for key, j in zip(batch, judged)]
-            if deterministic:
-                overwritten += store.overwrite_many(rows)[1]
-            else:
+            if not deterministic:
                 store.put_many(rows, replace=redo.intersection(batch))
+            else:
+                pending.extend(rows)
+                if len(pending) >= DETERMINISTIC_WRITE_ROWS or start + batch_size >= len(misses):
+                    overwritten += store.overwrite_many(pending)[1]
+                    pending = []
         if progress is not None:
             progress(start + len(batch), len(misses))
     stats = CacheStats(total=len(contexts), unique=len(first), hits=hits, judged=len(misses), failures=failures,
                        corrupt=len(found.corrupt), stale=len(found.one_hot), overwritten=overwritten)
     return [results[key] for key in keys], stats
+
+
+def store_judged(identity: str, keys: Sequence[str], contexts: Sequence[EditContext], judged: Sequence[Judgement],
+                 store: JudgedEditStore | None, ready: ReadyRows | None = None, overwritten: int = 0) -> CacheStats:
+    """Check and store what a deterministic judge answered elsewhere (workers, from its spec) for
+    distinct edits (``keys``, ``contexts``), as :func:`judge_cached` stores its own answers (every
+    edit judged, the recomputed values winning over the store's), in one transaction; ``ready``:
+    the same rows already checked and packed (:func:`semcer.store.sqlite.ready_rows`). ``store``
+    None with ``overwritten``: the workers wrote the rows themselves and overwrote that many."""
+    if not len(keys) == len(contexts) == len(judged):
+        raise JudgeError(f"judge {identity!r} returned {len(judged)} judgements for {len(contexts)} edits")
+    _check_answers(identity, judged)
+    if store is not None:
+        rows = ready if ready is not None else [(k, identity, c, j) for k, c, j in zip(keys, contexts, judged)]
+        overwritten = store.overwrite_many(rows)[1]
+    return CacheStats(total=len(keys), unique=len(keys), hits=0, judged=len(keys),
+                      failures=sum(1 for j in judged if j.p is None), overwritten=overwritten)

@@ -4,7 +4,8 @@ An edit is keyed by the judge's identity and the edit's content (language, opera
 pair), never by the line id or where the line stands, so an identical edit elsewhere in a corpus,
 or in another corpus, is a hit. All five probabilities are stored, so a change of rating values
 needs no new judging. Several processes may write one store at once (WAL mode, writers wait for
-each other); a run killed at any moment loses at most the batch it was judging.
+each other); a run killed at any moment loses at most the batch it was judging (a deterministic
+judge's rows, recomputed anyway, are written in larger transactions).
 
 Layout (schema 2, :data:`STORED`): one row per judged edit with its judge as the id of its identity
 in table ``judges``, and its marked pair as one packed value (:mod:`semcer.store.packing`: both sides
@@ -266,6 +267,47 @@ class CheckReport:
     corrupt: dict[str, str] = field(default_factory=dict)
     one_hot: int = 0
     deleted: int = 0
+
+
+def checked_values(rows: Sequence[tuple[str, str, EditContext, Judgement]], where: str) -> list[tuple]:
+    """Rows in :data:`COLUMNS` order of the ``(key, judge_identity, ctx, judgement)`` worth storing:
+    each key checked against its edit, each distribution checked; failures and one-hot fallbacks
+    left out (``where`` names the store in errors)."""
+    now = time.time()
+    values = []
+    for key, identity, ctx, judgement in rows:
+        if judgement.p is None or ONE_HOT_FLAG in judgement.flags:
+            continue
+        if key != JudgedEditStore.key(identity, ctx):
+            raise ValueError(f"key {key} does not belong to judge {identity!r} and edit {ctx.content_key()!r}")
+        try:
+            p = check_distribution(judgement.p)
+        except ValueError as exc:
+            raise StoreError(f"{where}: judge {identity!r} returned an invalid judgement "
+                             f"for {ctx.marked_hyp!r}: {exc}") from None
+        values.append((
+            key, identity, ctx.lang, ctx.op, ctx.ref_unit, ctx.hyp_unit, int(ctx.ref_pos), int(ctx.hyp_pos),
+            ctx.marked_ref, ctx.marked_hyp, *p,
+            judgement.edit_class, flags_to_text(judgement.flags), now,
+        ))
+    return values
+
+
+@dataclass(frozen=True)
+class ReadyRows:
+    """Judged edits made ready for :meth:`JudgedEditStore.overwrite_many` by :func:`ready_rows`, which
+    may run in another process (a worker), so that the one writer only writes: each row in
+    :data:`COLUMNS` order (checked) and its packed marked pair."""
+
+    values: tuple[tuple, ...]
+    pairs: tuple[bytes, ...]
+
+
+def ready_rows(rows: Sequence[tuple[str, str, EditContext, Judgement]], where: str = "store") -> ReadyRows:
+    """``(key, judge_identity, ctx, judgement)`` rows checked (:func:`checked_values`) and packed."""
+    values = checked_values(rows, where)
+    m_ref, m_hyp = _I["marked_ref"], _I["marked_hyp"]
+    return ReadyRows(tuple(values), tuple(pack_pair(v[m_ref], v[m_hyp]) for v in values))
 
 
 class JudgedEditStore:
@@ -533,16 +575,17 @@ class JudgedEditStore:
         return found
 
     def _stored(self, conn: sqlite3.Connection, values: Sequence[Any], ids: dict[str, int], *,
-                strict: bool = True) -> tuple:
-        """The stored row (:data:`STORED`) of a row in :data:`COLUMNS` order, inside a write transaction.
-        Not ``strict`` (an upgrade's old rows), a judge or texts of the wrong type are kept as a row that
-        fails the read-back check."""
+                strict: bool = True, pair: bytes | None = None) -> tuple:
+        """The stored row (:data:`STORED`) of a row in :data:`COLUMNS` order, inside a write transaction
+        (``pair``: its marked pair already packed). Not ``strict`` (an upgrade's old rows), a judge or
+        texts of the wrong type are kept as a row that fails the read-back check."""
         judge, ref, hyp = values[_I["judge"]], values[_I["marked_ref"]], values[_I["marked_hyp"]]
         if strict or type(judge) is str:
             judge_id = self._judge_id(conn, judge, ids)
         else:
             judge_id = 0  # names no judge
-        pair = pack_pair(ref, hyp) if strict or (type(ref) is str and type(hyp) is str) else b""
+        if pair is None:
+            pair = pack_pair(ref, hyp) if strict or (type(ref) is str and type(hyp) is str) else b""
         return (*values[:_I["judge"]], judge_id, *values[_I["lang"] : _I["marked_ref"]], pair, *values[_P.start :])
 
     def _identities(self, conn: sqlite3.Connection) -> dict[Any, str]:
@@ -612,26 +655,7 @@ class JudgedEditStore:
         return found
 
     def _values(self, rows: Sequence[tuple[str, str, EditContext, Judgement]]) -> list[tuple]:
-        """Rows in :data:`COLUMNS` order of the judgements worth storing: checked; failures and one-hot
-        fallbacks left out."""
-        now = time.time()
-        values = []
-        for key, identity, ctx, judgement in rows:
-            if judgement.p is None or ONE_HOT_FLAG in judgement.flags:
-                continue
-            if key != self.key(identity, ctx):
-                raise ValueError(f"key {key} does not belong to judge {identity!r} and edit {ctx.content_key()!r}")
-            try:
-                p = check_distribution(judgement.p)
-            except ValueError as exc:
-                raise StoreError(f"{self.path}: judge {identity!r} returned an invalid judgement "
-                                 f"for {ctx.marked_hyp!r}: {exc}") from None
-            values.append((
-                key, identity, ctx.lang, ctx.op, ctx.ref_unit, ctx.hyp_unit, int(ctx.ref_pos), int(ctx.hyp_pos),
-                ctx.marked_ref, ctx.marked_hyp, *p,
-                judgement.edit_class, flags_to_text(judgement.flags), now,
-            ))
-        return values
+        return checked_values(rows, str(self.path))
 
     def put_many(self, rows: Sequence[tuple[str, str, EditContext, Judgement]], *,
                  replace: Collection[str] = ()) -> int:
@@ -664,7 +688,7 @@ class JudgedEditStore:
             conn.executemany(INSERT, stored)
             return conn.total_changes - before
 
-    def overwrite_many(self, rows: Sequence[tuple[str, str, EditContext, Judgement]]) -> tuple[int, int]:
+    def overwrite_many(self, rows: Sequence[tuple[str, str, EditContext, Judgement]] | ReadyRows) -> tuple[int, int]:
         """Store rows as the truth, in one transaction; returns (inserted, overwritten).
 
         For judges whose answers are recomputed and never read back (the deterministic built-ins):
@@ -672,23 +696,24 @@ class JudgedEditStore:
         probabilities, class or flags differ from the new one (forged, damaged, or written by another
         build) is overwritten; rows that agree are left alone (compared as read back, not byte for
         byte, so another build of zlib packing the same pair differently rewrites nothing). Failures
-        and one-hot fallbacks are skipped, as by :meth:`put_many`.
+        and one-hot fallbacks are skipped, as by :meth:`put_many`. ``rows`` may come ready
+        (:func:`ready_rows`, checked and packed elsewhere).
         """
-        values = self._values(rows)
+        values, pairs = (rows.values, rows.pairs) if isinstance(rows, ReadyRows) else (self._values(rows), None)
         if not values:
             return 0, 0
         with self._write() as conn:
             present = {row[0]: (row, reason) for row, reason in self._found_rows(conn, list({v[0]: 0 for v in values}))}
             fresh, differing = [], []
-            for v in values:
+            for k, v in enumerate(values):
                 old = present.get(v[0])
                 if old is None:
-                    fresh.append(v)
+                    fresh.append(k)
                 elif old[1] or any(old[0][i] != v[i] for i in _CONTENT_AT):
-                    differing.append(v)
+                    differing.append(k)
             ids: dict[str, int] = {}
-            inserting = [self._stored(conn, v, ids) for v in fresh]
-            replacing = [self._stored(conn, v, ids) for v in differing]
+            inserting = [self._stored(conn, values[k], ids, pair=None if pairs is None else pairs[k]) for k in fresh]
+            replacing = [self._stored(conn, values[k], ids, pair=None if pairs is None else pairs[k]) for k in differing]
             before = conn.total_changes
             conn.executemany(INSERT, inserting)
             inserted = conn.total_changes - before
