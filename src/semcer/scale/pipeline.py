@@ -224,8 +224,8 @@ class _Run:
         seen, sev = self.seen, self.severity
         lookup = dict(fresh)
         every = [lookup[k] if k in lookup else seen[k] for k in prep.keys]
-        fresh_sev = {k: j.severity for k, j in fresh}
-        severities = [fresh_sev[k] if k in fresh_sev else sev[k] for k in prep.keys]
+        sev.update((k, j.severity) for k, j in fresh)  # once per distinct edit (the fold skips them)
+        severities = [sev[k] for k in prep.keys]
         rows, judged = with_judgements(prep.rows, prep.contexts, prep.spans, every,
                                        keep=bool(self.settings.top or self.spill or self.report), severities=severities)
         cache.total = len(prep.contexts)
@@ -268,7 +268,8 @@ class _Run:
         self.rows.extend(self._shared(outcome.rows))
         self.skipped.extend(outcome.skipped)
         self.seen.update(outcome.new)
-        self.severity.update((k, j.severity) for k, j in outcome.new)
+        sev = self.severity
+        sev.update((k, j.severity) for k, j in outcome.new if k not in sev)  # a resumed chunk's
         c, d = self.cache, outcome.cache
         self.cache = CacheStats(c.total + d.total, c.unique + d.unique, c.hits + d.hits, c.judged + d.judged,
                                 c.failures + d.failures, c.corrupt + d.corrupt, c.stale + d.stale,
