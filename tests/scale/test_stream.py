@@ -171,3 +171,26 @@ def test_workers_writing_the_store_overwrite_forged_rows_as_one_process_does(pai
                                                                 for r in s.rows()])
     assert results[1][0]["overwritten"] == 3
     assert results[1] == results[2]
+
+
+@pytest.mark.parametrize("by_edit", [False, True])
+def test_chunks_held_by_three_workers_give_the_one_pass_edit_list_and_top(paired, judge, whole, tmp_path, by_edit):
+    """With a deterministic judge each chunk stays in the worker that prepared it (its contexts never
+    reach the parent); the edit list, the top list and every number are still the one-pass ones."""
+    from semcer.scale.held import HeldPoolExecutor
+    from semcer.scale.pipeline import _executor
+
+    held = _executor(StreamSettings(workers=3), judge, 5, None, held=True)
+    try:
+        assert isinstance(held, HeldPoolExecutor)
+    finally:
+        held.close()
+    streamed = tmp_path / "s.jsonl"
+    got = _streamed(paired, judge, chunk_lines=11, workers=3, top=25, by_edit=by_edit, edits=str(streamed))
+    write_edits(tmp_path / "w.jsonl", whole.judged)
+    assert streamed.read_bytes() == (tmp_path / "w.jsonl").read_bytes()
+    assert got.evaluation.to_dict(lines=True, by=("lang", "doc")) == whole.to_dict(lines=True, by=("lang", "doc"))
+    want = ranked(whole.judged)[:25] if by_edit else ranked_spans(judged_spans(whole.judged))[:25]
+    key = (lambda j: (j.line_id, j.edit, j.severity)) if by_edit else (lambda s: (s.span_id, s.severity))
+    assert [key(x) for x in got.top] == [key(x) for x in want]
+    assert got.evaluation.judge_summary == whole.judge_summary

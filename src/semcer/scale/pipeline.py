@@ -38,17 +38,18 @@ from semcer.metrics.aggregate import aggregate
 from semcer.metrics.fca import LineAssignment
 from semcer.metrics.results import Evaluation, Unmatched
 from semcer.metrics.signature import Signature
-from semcer.metrics.spans import judged_spans
 from semcer.metrics.wer import WerResult, WerTally
 from semcer.reports.progress import JudgeBar, judge_bar, line_bar
 from semcer.scale.chunks import CER_ONLY, DEFAULT_CHUNK_LINES, Beside, ChunkTask, Prepared, chunk_tasks, task_fingerprint
 from semcer.scale.executors import InlineExecutor, Pending, PoolExecutor
+from semcer.scale.finishing import FinishAsk, Finished, finish_chunk
+from semcer.scale.held import HeldPoolExecutor
 from semcer.scale.markers import ChunkOutcome, Markers
 from semcer.scale.ranking import EditSpill, TopList, edit_rank, span_rank
 from semcer.scale.reading import JsonlSource
-from semcer.scale.report_fold import ReportAsk, ReportFold, StreamedLines, chunk_digest
+from semcer.scale.report_fold import ReportAsk, ReportFold, StreamedLines
 from semcer.store.cached import CacheStats, judge_cached, store_judged
-from semcer.store.judging import judge_run, with_judgements
+from semcer.store.judging import judge_run
 from semcer.store.sqlite import JudgedEditStore
 from semcer.text.policy import TextPolicy, get_policy
 from semcer.text.units import Unit, check_unit
@@ -141,6 +142,7 @@ class _Run:
         self.judge, self.store, self.settings, self.stack = judge, store, settings, stack
         self.markers = Markers(folder) if settings.work_dir else None
         self.spill = EditSpill(folder) if settings.edits else None
+        self.ask = FinishAsk(settings.top, settings.by_edit, folder if settings.edits else None, settings.report)
         self.executor: Any = None
         self.beside = _Beside(CER_ONLY, get_policy(None), "grapheme")
         self.report = None if settings.report is None else ReportFold(settings.report)
@@ -165,9 +167,13 @@ class _Run:
         pending = self._resume(tasks)
         if pending is None:
             return
-        executor = self.stack.enter_context(contextlib.closing(_executor(self.settings, self.judge, n_chunks, self.store)))
+        executor = self.stack.enter_context(contextlib.closing(
+            _executor(self.settings, self.judge, n_chunks, self.store, held=self.provenance is None)))
         self.executor = executor
         handed: dict[int, ChunkTask] = {}
+        if getattr(executor, "held", False):
+            self._execute_held(executor.prepared(_tee(pending, handed)), handed)
+            return
         flight: deque[_Dispatched] = deque()
         for prep in executor.prepared(_tee(pending, handed)):
             flight.append(self._dispatch(prep, handed.pop(prep.index), executor))
@@ -176,15 +182,69 @@ class _Run:
         while flight:
             self._land(flight.popleft())
 
-    def _dispatch(self, prep: Prepared, task: ChunkTask, executor: Any) -> _Dispatched:
-        """Start judging a prepared chunk's distinct new edits: those no earlier chunk has (judged, or
-        being judged), so that any number of chunks in flight judge what one chunk at a time would."""
-        new: dict[str, EditContext] = {}
+    def _execute_held(self, preps: Iterator[Prepared], handed: dict[int, ChunkTask]) -> None:
+        """Chunks held by their workers (:mod:`semcer.scale.held`): judged while earlier ones finish."""
+        judging: deque[_Dispatched] = deque()
+        finishing: deque[_Completed] = deque()
+        workers = self.executor.workers
+        for prep in preps:
+            judging.append(self._dispatch_held(prep, handed.pop(prep.index)))
+            if len(judging) >= workers:
+                finishing.append(self._complete(judging.popleft()))
+            if len(finishing) >= workers:
+                self._land_held(finishing.popleft())
+        while judging:
+            finishing.append(self._complete(judging.popleft()))
+        while finishing:
+            self._land_held(finishing.popleft())
+
+    def _new_edits(self, keys: Sequence[str]) -> dict[str, int]:
+        """Key -> first position of the edits no earlier chunk has (judged, or being judged), so that
+        any number of chunks in flight judge what one chunk at a time would."""
+        new: dict[str, int] = {}
         seen, flying = self.seen, self.flying
-        for key, ctx in zip(prep.keys, prep.contexts):
+        for pos, key in enumerate(keys):
             if key not in seen and key not in flying and key not in new:
-                new[key] = ctx
+                new[key] = pos
         flying.update(new)
+        return new
+
+    def _dispatch_held(self, prep: Prepared, task: ChunkTask) -> _Dispatched:
+        new = self._new_edits(prep.keys)
+        handle = self.executor.judge(prep.index, list(new.values())) if new else None
+        return _Dispatched(prep, task, new, handle)
+
+    def _complete(self, d: _Dispatched) -> _Completed:
+        """The oldest chunk's new edits judged: counted, known to later chunks; its finish requested
+        from its worker with the judgements of its other edits."""
+        judged, ready, overwritten = d.handle.get() if d.handle is not None else ([], None, 0)
+        keys = list(d.new)
+        cache = (store_judged(self.judge.identity, keys, None, judged, None if ready is None else self.store, ready,
+                              overwritten) if keys else CacheStats(0, 0, 0, 0, 0))
+        cache.total = len(d.prep.keys)
+        fresh = tuple(zip(keys, judged))
+        self.seen.update(fresh)
+        self.severity.update((k, j.severity) for k, j in fresh)
+        self.flying.difference_update(d.new)
+        seen = self.seen
+        known = {k: seen[k] for k in dict.fromkeys(d.prep.keys) if k not in d.new}
+        return _Completed(d, fresh, cache, self.executor.finish(d.prep.index, known, self.ask))
+
+    def _land_held(self, c: _Completed) -> None:
+        self._fold(self._outcome(c.dispatched, c.fresh, c.cache, c.finishing.get()), len(c.dispatched.task.pairs))
+
+    def _outcome(self, d: _Dispatched, fresh: tuple[tuple[str, Judgement], ...], cache: CacheStats,
+                 fin: Finished) -> ChunkOutcome:
+        """A finished chunk's outcome (its marker written)."""
+        outcome = ChunkOutcome(d.prep.index, self._fingerprint(d.task) if self.markers else "", fin.rows,
+                               d.prep.skipped, fresh, cache, fin.candidates, d.prep.words, d.prep.pages, fin.digest)
+        if self.markers is not None:
+            self.markers.save(outcome)
+        return outcome
+
+    def _dispatch(self, prep: Prepared, task: ChunkTask, executor: Any) -> _Dispatched:
+        """Start judging a prepared chunk's distinct new edits (with workers, while earlier chunks land)."""
+        new = {k: prep.contexts[p] for k, p in self._new_edits(prep.keys).items()}
         handle = executor.submit_offline(list(new.values()), list(new)) if new and self.judge.deterministic else None
         return _Dispatched(prep, task, new, handle)
 
@@ -216,8 +276,8 @@ class _Run:
         return f"{task_fingerprint(task)}:top={self.settings.top}:by_edit={self.settings.by_edit}{report}"
 
     def _finish(self, d: _Dispatched) -> ChunkOutcome:
-        """Store a dispatched chunk's judgements (judging them here when no worker did) and build its
-        outcome (marker written); every earlier chunk has landed, so ``seen`` has all its other edits."""
+        """Store a dispatched chunk's judgements (judging them here when no worker did) and finish it
+        here; every earlier chunk has landed, so ``seen`` has all its other edits."""
         prep, task, new = d.prep, d.task, d.new
         judgements, cache = self._judge_new(new, d.handle)
         fresh = tuple(zip(new, judgements))
@@ -225,29 +285,10 @@ class _Run:
         lookup = dict(fresh)
         every = [lookup[k] if k in lookup else seen[k] for k in prep.keys]
         sev.update((k, j.severity) for k, j in fresh)  # once per distinct edit (the fold skips them)
-        severities = [sev[k] for k in prep.keys]
-        rows, judged = with_judgements(prep.rows, prep.contexts, prep.spans, every,
-                                       keep=bool(self.settings.top or self.spill or self.report), severities=severities)
         cache.total = len(prep.contexts)
-        if self.provenance is not None and judged:
-            judged = self.provenance.attach(judged, task.unit, task.policy)
-        if self.spill is not None:
-            self.spill.write(prep.index, judged)
-        outcome = ChunkOutcome(prep.index, self._fingerprint(task) if self.markers else "",
-                               tuple(tuple.__new__(LineResult, (r[0], r[1], r[2], r[3], None, None)) for r in rows),
-                               prep.skipped, fresh, cache,
-                               tuple(self._candidates(judged)), prep.words, prep.pages,
-                               None if self.settings.report is None else chunk_digest(judged, self.settings.report))
-        if self.markers is not None:
-            self.markers.save(outcome)
-        return outcome
-
-    def _candidates(self, judged: list[Any]) -> list[Any]:
-        if not self.settings.top:
-            return []
-        chunk = TopList(self.settings.top, self.top._key)
-        chunk.offer(judged if self.settings.by_edit else judged_spans(judged))
-        return chunk.items()
+        prov = self.provenance
+        attach = None if prov is None else (lambda judged: prov.attach(judged, task.unit, task.policy))
+        return self._outcome(d, fresh, cache, finish_chunk(prep, every, [sev[k] for k in prep.keys], self.ask, attach))
 
     def _judge_new(self, new: dict[str, EditContext], handle: Pending | None) -> tuple[list[Judgement], CacheStats]:
         j = self.judge
@@ -309,13 +350,24 @@ class _Run:
 
 @dataclass(frozen=True)
 class _Dispatched:
-    """A chunk in flight: prepared, its distinct new edits handed to the judge (``handle``: judged by
-    workers; None: judged by the parent when the chunk lands)."""
+    """A chunk in flight: prepared, its distinct new edits handed to the judge (``new``: key ->
+    context, or -> position in a held chunk; ``handle``: judged by workers; None: judged by the
+    parent when the chunk lands, or nothing new)."""
 
     prep: Prepared
     task: ChunkTask
-    new: dict[str, EditContext]
+    new: dict[str, Any]
     handle: Pending | None
+
+
+@dataclass(frozen=True)
+class _Completed:
+    """A held chunk whose new edits are judged, being finished by its worker (``finishing.get()``)."""
+
+    dispatched: _Dispatched
+    fresh: tuple[tuple[str, Judgement], ...]
+    cache: CacheStats
+    finishing: Any
 
 
 class _Beside:
@@ -346,7 +398,10 @@ class _Beside:
         return wer, pages
 
 
-def _executor(settings: StreamSettings, judge: JudgeBase, n_chunks: int, store: JudgedEditStore | None) -> Any:
+def _executor(settings: StreamSettings, judge: JudgeBase, n_chunks: int, store: JudgedEditStore | None, *,
+              held: bool) -> Any:
+    """Where the chunks go: Ray; worker processes that hold their chunks (``held``, for a deterministic
+    judge with a spec) or that only prepare and judge; this process."""
     spec = judge.spec()
     spec_json = None if spec is None else spec.to_json()
     if settings.engine == "ray":
@@ -355,7 +410,10 @@ def _executor(settings: StreamSettings, judge: JudgeBase, n_chunks: int, store: 
         return RayExecutor(settings.workers, spec_json, judge.identity, settings.ray_address, gpus=settings.ray_gpus)
     if settings.workers > 1 and n_chunks > 1:
         path = None if store is None or store.readonly else str(store.path)
-        return PoolExecutor(min(settings.workers, n_chunks), spec_json, judge.identity, path)
+        workers = min(settings.workers, n_chunks)
+        if held and spec_json is not None and judge.deterministic:
+            return HeldPoolExecutor(workers, spec_json, judge.identity, path)
+        return PoolExecutor(workers, spec_json, judge.identity, path)
     return InlineExecutor()
 
 

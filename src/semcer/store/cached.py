@@ -121,18 +121,22 @@ def judge_cached(
     return [results[key] for key in keys], stats
 
 
-def store_judged(identity: str, keys: Sequence[str], contexts: Sequence[EditContext], judged: Sequence[Judgement],
-                 store: JudgedEditStore | None, ready: ReadyRows | None = None, overwritten: int = 0) -> CacheStats:
+def store_judged(identity: str, keys: Sequence[str], contexts: Sequence[EditContext] | None,
+                 judged: Sequence[Judgement], store: JudgedEditStore | None, ready: ReadyRows | None = None,
+                 overwritten: int = 0) -> CacheStats:
     """Check and store what a deterministic judge answered elsewhere (workers, from its spec) for
     distinct edits (``keys``, ``contexts``), as :func:`judge_cached` stores its own answers (every
     edit judged, the recomputed values winning over the store's), in one transaction; ``ready``:
-    the same rows already checked and packed (:func:`semcer.store.sqlite.ready_rows`). ``store``
+    the same rows already checked and packed (:func:`semcer.store.sqlite.ready_rows`; ``contexts`` may
+then be None). ``store``
     None with ``overwritten``: the workers wrote the rows themselves and overwrote that many."""
-    if not len(keys) == len(contexts) == len(judged):
-        raise JudgeError(f"judge {identity!r} returned {len(judged)} judgements for {len(contexts)} edits")
+    if len(keys) != len(judged) or (contexts is not None and len(contexts) != len(keys)):
+        raise JudgeError(f"judge {identity!r} returned {len(judged)} judgements for {len(keys)} edits")
     _check_answers(identity, judged)
     if store is not None:
-        rows = ready if ready is not None else [(k, identity, c, j) for k, c, j in zip(keys, contexts, judged)]
+        if ready is None and contexts is None:
+            raise ValueError("store_judged needs the contexts or the ready rows to write the store")
+        rows = ready if ready is not None else [(k, identity, c, j) for k, c, j in zip(keys, contexts or (), judged)]
         overwritten = store.overwrite_many(rows)[1]
     return CacheStats(total=len(keys), unique=len(keys), hits=0, judged=len(keys),
                       failures=sum(1 for j in judged if j.p is None), overwritten=overwritten)

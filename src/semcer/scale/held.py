@@ -1,0 +1,108 @@
+"""Chunks held by the worker process that prepared them, so that their edit contexts never travel.
+
+With a deterministic offline judge, each chunk goes to one worker for its whole life
+(:class:`HeldPoolExecutor`): the worker prepares it and keeps it (:func:`prepare_held` hands the
+parent only the store keys, the skipped ids and what is measured beside CER); judges the edits the
+parent names as new, by position, and writes them to the store (:func:`judge_held`); and, once the
+parent has sent the judgements of the chunk's other edits (judged by earlier chunks), finishes it
+(:func:`finish_held`, :func:`semcer.scale.finishing.finish_chunk`) and forgets it. The parent decides
+which edits are new exactly as with one process, so no edit is judged twice.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from semcer.errors import JudgeError
+from semcer.judges.distribution import Judgement
+from semcer.scale.chunks import ChunkTask, Prepared, judge_ready, prepare_chunk
+from semcer.scale.executors import Pending
+from semcer.scale.finishing import FinishAsk, Finished, finish_chunk
+from semcer.store.sqlite import ReadyRows
+
+_HELD: dict[int, Prepared] = {}  # chunk index -> the prepared chunk, contexts included (in a worker)
+_JUDGED: dict[int, dict[str, Judgement]] = {}  # chunk index -> what this worker judged for it
+
+
+def prepare_held(task: ChunkTask) -> Prepared:
+    """Prepare ``task`` and keep it here; the parent gets it without its rows, contexts and spans."""
+    prep = prepare_chunk(task)
+    _HELD[task.index] = prep
+    return replace(prep, rows=(), contexts=(), spans=())
+
+
+def judge_held(index: int, positions: Sequence[int], spec_json: str, identity: str,
+               store_path: str | None) -> tuple[list[Judgement], ReadyRows | None, int]:
+    """Judge the held chunk's edits at ``positions`` (distinct, new) as :func:`judge_ready` does."""
+    prep = _held(index)
+    keys = [prep.keys[p] for p in positions]
+    out = judge_ready(spec_json, identity, [prep.contexts[p] for p in positions], keys, store_path)
+    _JUDGED[index] = dict(zip(keys, out[0]))
+    return out
+
+
+def finish_held(index: int, known: Mapping[str, Judgement], ask: FinishAsk) -> Finished:
+    """Finish the held chunk with ``known`` (the judgements of its edits judged by earlier chunks) and
+    what this worker judged for it; then forget it."""
+    prep = _held(index)
+    mine = _JUDGED.pop(index, {})
+    judgements = {**known, **mine}
+    severity = {k: j.severity for k, j in judgements.items()}
+    try:
+        every = [judgements[k] for k in prep.keys]
+    except KeyError as exc:
+        raise JudgeError(f"chunk {index}: no judgement for edit {exc.args[0]}") from None
+    del _HELD[index]
+    return finish_chunk(prep, every, [severity[k] for k in prep.keys], ask)
+
+
+def _held(index: int) -> Prepared:
+    try:
+        return _HELD[index]
+    except KeyError:
+        raise JudgeError(f"chunk {index} is not held by this worker") from None
+
+
+class HeldPoolExecutor:
+    """``workers`` worker processes (forkserver), each with its own queue: chunk ``i`` lives in
+    worker ``i % workers``; at most two chunks per worker are being prepared ahead of the parent."""
+
+    held = True
+
+    def __init__(self, workers: int, spec_json: str, identity: str, store_path: str | None) -> None:
+        self.workers = workers
+        self._spec, self._identity, self._store = spec_json, identity, store_path
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        ctx = multiprocessing.get_context(method)
+        self._pools = [ctx.Pool(1) for _ in range(workers)]
+
+    def _pool(self, index: int) -> Any:
+        return self._pools[index % self.workers]
+
+    def prepared(self, tasks: Iterator[ChunkTask]) -> Iterator[Prepared]:
+        window: deque[Any] = deque()
+        for task in tasks:
+            window.append(self._pool(task.index).apply_async(prepare_held, (task,)))
+            if len(window) >= 2 * self.workers:
+                yield window.popleft().get()
+        while window:
+            yield window.popleft().get()
+
+    def judge(self, index: int, positions: Sequence[int]) -> Pending:
+        part = self._pool(index).apply_async(judge_held, (index, list(positions), self._spec, self._identity,
+                                                          self._store))
+        return Pending(lambda: [part.get()])
+
+    def finish(self, index: int, known: Mapping[str, Judgement], ask: FinishAsk) -> Any:
+        """An async result whose ``get()`` is the chunk's :class:`Finished`."""
+        return self._pool(index).apply_async(finish_held, (index, dict(known), ask))
+
+    def close(self) -> None:
+        for pool in self._pools:
+            pool.terminate()
+        for pool in self._pools:
+            pool.join()
