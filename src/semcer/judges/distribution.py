@@ -83,6 +83,10 @@ class Judgement:
     flags: tuple[str, ...] = ()
     failure: str = ""
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # rebuilt from its fields (twice as fast to pickle as a dataclass's state: chunks send many)
+        return (Judgement, (self.p, self.edit_class, self.flags, self.failure))
+
     @property
     def severity(self) -> float | None:
         """Expected rating, Σ p_k · k/4 (None for a failed edit)."""

@@ -10,6 +10,7 @@ wall time differs.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 from collections import deque
@@ -35,6 +36,19 @@ def all_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def start_pool(workers: int) -> Any:
+    """A pool of ``workers`` processes (forkserver where there is one) whose garbage collector is in
+    the caller's state: paused when the caller paused it (:func:`semcer.scale.gc.collector_paused`, as
+    the command line does), since a worker builds the same millions of small acyclic objects."""
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    return multiprocessing.get_context(method).Pool(workers, initializer=_collector, initargs=(gc.isenabled(),))
+
+
+def _collector(enabled: bool) -> None:
+    if not enabled:
+        gc.disable()
 
 
 def split(items: Sequence[Any], parts: int) -> list[Sequence[Any]]:
@@ -100,8 +114,7 @@ class PoolExecutor:
     def __init__(self, workers: int, spec_json: str | None, identity: str, store_path: str | None = None) -> None:
         self.workers = workers
         self._spec, self._identity, self._store = spec_json, identity, store_path
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        self._pool = multiprocessing.get_context(method).Pool(workers)
+        self._pool = start_pool(workers)
 
     def prepared(self, tasks: Iterator[ChunkTask]) -> Iterator[Prepared]:
         window: deque[Any] = deque()

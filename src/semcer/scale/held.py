@@ -11,7 +11,6 @@ which edits are new exactly as with one process, so no edit is judged twice.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -20,7 +19,7 @@ from typing import Any
 from semcer.errors import JudgeError
 from semcer.judges.distribution import Judgement
 from semcer.scale.chunks import ChunkTask, Prepared, judge_ready, prepare_chunk
-from semcer.scale.executors import Pending
+from semcer.scale.executors import Pending, start_pool
 from semcer.scale.finishing import FinishAsk, Finished, finish_chunk
 from semcer.store.sqlite import ReadyRows
 
@@ -76,9 +75,7 @@ class HeldPoolExecutor:
     def __init__(self, workers: int, spec_json: str, identity: str, store_path: str | None) -> None:
         self.workers = workers
         self._spec, self._identity, self._store = spec_json, identity, store_path
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        ctx = multiprocessing.get_context(method)
-        self._pools = [ctx.Pool(1) for _ in range(workers)]
+        self._pools = [start_pool(1) for _ in range(workers)]
 
     def _pool(self, index: int) -> Any:
         return self._pools[index % self.workers]
