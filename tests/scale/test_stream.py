@@ -194,3 +194,33 @@ def test_chunks_held_by_three_workers_give_the_one_pass_edit_list_and_top(paired
     key = (lambda j: (j.line_id, j.edit, j.severity)) if by_edit else (lambda s: (s.span_id, s.severity))
     assert [key(x) for x in got.top] == [key(x) for x in want]
     assert got.evaluation.judge_summary == whole.judge_summary
+
+
+def test_worker_processes_take_the_callers_collector_state():
+    import gc
+
+    from semcer.scale.executors import start_pool
+    from semcer.scale.gc import collector_paused
+
+    with collector_paused():
+        paused = start_pool(1)
+    running = start_pool(1)
+    try:
+        assert paused.apply_async(gc.isenabled).get(timeout=60) is False
+        assert running.apply_async(gc.isenabled).get(timeout=60) is True
+    finally:
+        for pool in (paused, running):
+            pool.terminate()
+            pool.join()
+
+
+@given(p=st.one_of(st.none(), st.lists(st.floats(0, 1), min_size=5, max_size=5).map(tuple)),
+       cls=st.text(max_size=5), flags=st.lists(st.text(max_size=4), max_size=3).map(tuple), failure=st.text(max_size=5))
+def test_a_judgement_pickles_to_an_equal_one(p, cls, flags, failure):
+    import pickle
+
+    from semcer.judges.distribution import Judgement
+
+    j = Judgement(p, cls, flags, failure)
+    back = pickle.loads(pickle.dumps(j, protocol=5))
+    assert back == j and type(back) is Judgement and back.severity == j.severity
