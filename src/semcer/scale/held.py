@@ -12,7 +12,7 @@ which edits are new exactly as with one process, so no edit is judged twice.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -44,19 +44,20 @@ def judge_held(index: int, positions: Sequence[int], spec_json: str, identity: s
     return out
 
 
-def finish_held(index: int, known: Mapping[str, Judgement], ask: FinishAsk) -> Finished:
-    """Finish the held chunk with ``known`` (the judgements of its edits judged by earlier chunks) and
-    what this worker judged for it; then forget it."""
+def finish_held(index: int, known: Sequence[Judgement], ask: FinishAsk) -> Finished:
+    """Finish the held chunk with ``known`` (the judgements of its distinct edits that earlier chunks
+    judged, in the order of their first occurrence: the keys stay here) and what this worker judged
+    for it; then forget it."""
     prep = _held(index)
     mine = _JUDGED.pop(index, {})
-    judgements = {**known, **mine}
+    others = [k for k in dict.fromkeys(prep.keys) if k not in mine]
+    if len(others) != len(known):
+        raise JudgeError(f"chunk {index}: {len(known)} judgements sent for {len(others)} edits judged elsewhere")
+    judgements = dict(zip(others, known))
+    judgements.update(mine)
     severity = {k: j.severity for k, j in judgements.items()}
-    try:
-        every = [judgements[k] for k in prep.keys]
-    except KeyError as exc:
-        raise JudgeError(f"chunk {index}: no judgement for edit {exc.args[0]}") from None
     del _HELD[index]
-    return finish_chunk(prep, every, [severity[k] for k in prep.keys], ask)
+    return finish_chunk(prep, [judgements[k] for k in prep.keys], [severity[k] for k in prep.keys], ask)
 
 
 def _held(index: int) -> Prepared:
@@ -94,9 +95,9 @@ class HeldPoolExecutor:
                                                           self._store))
         return Pending(lambda: [part.get()])
 
-    def finish(self, index: int, known: Mapping[str, Judgement], ask: FinishAsk) -> Any:
-        """An async result whose ``get()`` is the chunk's :class:`Finished`."""
-        return self._pool(index).apply_async(finish_held, (index, dict(known), ask))
+    def finish(self, index: int, known: Sequence[Judgement], ask: FinishAsk) -> Any:
+        """An async result whose ``get()`` is the chunk's :class:`Finished` (``known``: see :func:`finish_held`)."""
+        return self._pool(index).apply_async(finish_held, (index, list(known), ask))
 
     def close(self) -> None:
         for pool in self._pools:

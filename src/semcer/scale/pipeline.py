@@ -226,8 +226,8 @@ class _Run:
         self.seen.update(fresh)
         self.severity.update((k, j.severity) for k, j in fresh)
         self.flying.difference_update(d.new)
-        seen = self.seen
-        known = {k: seen[k] for k in dict.fromkeys(d.prep.keys) if k not in d.new}
+        seen, new = self.seen, d.new
+        known = [seen[k] for k in dict.fromkeys(d.prep.keys) if k not in new]  # in the order finish_held reads them
         return _Completed(d, fresh, cache, self.executor.finish(d.prep.index, known, self.ask))
 
     def _land_held(self, c: _Completed) -> None:
