@@ -11,6 +11,7 @@ as before.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -53,13 +54,14 @@ class JudgedSpan:
     def hyp_text(self) -> str:
         return "".join(j.edit.hyp_unit for j in self.edits)
 
-    @property
+    @functools.cached_property
     def severity(self) -> float | None:
-        """Sum of the edits' severities (None when one of them failed)."""
+        """Sum of the edits' severities (None when one of them failed); computed once (spans are
+        ranked again and again on their way to a top list)."""
         sev = [j.severity for j in self.edits]
         return None if any(s is None for s in sev) else math.fsum(sev)  # type: ignore[arg-type]
 
-    @property
+    @functools.cached_property
     def max_severity(self) -> float | None:
         sev = [j.severity for j in self.edits]
         return None if any(s is None for s in sev) else max(sev)  # type: ignore[type-var]
