@@ -69,7 +69,9 @@ def _held(index: int) -> Prepared:
 
 class HeldPoolExecutor:
     """``workers`` worker processes (forkserver), each with its own queue: chunk ``i`` lives in
-    worker ``i % workers``; at most two chunks per worker are being prepared ahead of the parent."""
+    worker ``i % workers``; ``workers + 1`` chunks are being prepared ahead of the parent (a worker
+    holds few chunks at a time: two per worker ahead cost 70 MB over the tree at 200,000 lines and
+    gained nothing)."""
 
     held = True
 
@@ -85,7 +87,7 @@ class HeldPoolExecutor:
         window: deque[Any] = deque()
         for task in tasks:
             window.append(self._pool(task.index).apply_async(prepare_held, (task,)))
-            if len(window) >= 2 * self.workers:
+            if len(window) > self.workers:
                 yield window.popleft().get()
         while window:
             yield window.popleft().get()
