@@ -143,12 +143,14 @@ def judge_part(spec_json: str, identity: str, contexts: Sequence[EditContext]) -
 
 
 def judge_ready(spec_json: str, identity: str, contexts: Sequence[EditContext], keys: Sequence[str],
-                store_path: str | None = None) -> tuple[list[Judgement], ReadyRows | None, int]:
+                store_path: str | None = None, stored: bool = True) -> tuple[list[Judgement], ReadyRows | None, int]:
     """:func:`judge_part`, and the judged edits checked and packed for the store here (``keys``: the
     contexts' store keys): written to the store at ``store_path`` by this process (the rows
     overwritten counted; the parent chose these edits as new, so no two processes write one key),
-    else returned ready for the parent to write."""
+    else returned ready for the parent to write; neither when the run has no store (not ``stored``)."""
     judged = judge_part(spec_json, identity, contexts)
+    if not stored:
+        return judged, None, 0
     ready = ready_rows([(k, identity, c, j) for k, c, j in zip(keys, contexts, judged)])
     if store_path is None:
         return judged, ready, 0

@@ -109,11 +109,13 @@ class InlineExecutor:
 class PoolExecutor:
     """Worker processes (forkserver): chunks prepared ahead of the parent, at most two per worker in
     flight; a deterministic judge with a spec rebuilt in each worker and fed equal parts, each part
-    written by its worker to the store at ``store_path`` (None: returned for the parent to write)."""
+    written by its worker to the store at ``store_path`` (None: returned for the parent to write;
+    not ``stored``: the run has no store)."""
 
-    def __init__(self, workers: int, spec_json: str | None, identity: str, store_path: str | None = None) -> None:
+    def __init__(self, workers: int, spec_json: str | None, identity: str, store_path: str | None = None,
+                 stored: bool = True) -> None:
         self.workers = workers
-        self._spec, self._identity, self._store = spec_json, identity, store_path
+        self._spec, self._identity, self._store, self._stored = spec_json, identity, store_path, stored
         self._pool = start_pool(workers)
 
     def prepared(self, tasks: Iterator[ChunkTask]) -> Iterator[Prepared]:
@@ -128,7 +130,7 @@ class PoolExecutor:
     def submit_offline(self, contexts: Sequence[EditContext], keys: Sequence[str]) -> Pending | None:
         if self._spec is None:
             return None
-        parts = [self._pool.apply_async(judge_ready, (self._spec, self._identity, c, k, self._store))
+        parts = [self._pool.apply_async(judge_ready, (self._spec, self._identity, c, k, self._store, self._stored))
                  for c, k in pieces(contexts, keys, self.workers)]
         return Pending(lambda: [part.get() for part in parts])
 

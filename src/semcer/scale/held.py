@@ -35,11 +35,11 @@ def prepare_held(task: ChunkTask) -> Prepared:
 
 
 def judge_held(index: int, positions: Sequence[int], spec_json: str, identity: str,
-               store_path: str | None) -> tuple[list[Judgement], ReadyRows | None, int]:
+               store_path: str | None, stored: bool) -> tuple[list[Judgement], ReadyRows | None, int]:
     """Judge the held chunk's edits at ``positions`` (distinct, new) as :func:`judge_ready` does."""
     prep = _held(index)
     keys = [prep.keys[p] for p in positions]
-    out = judge_ready(spec_json, identity, [prep.contexts[p] for p in positions], keys, store_path)
+    out = judge_ready(spec_json, identity, [prep.contexts[p] for p in positions], keys, store_path, stored)
     _JUDGED[index] = dict(zip(keys, out[0]))
     return out
 
@@ -75,9 +75,10 @@ class HeldPoolExecutor:
 
     held = True
 
-    def __init__(self, workers: int, spec_json: str, identity: str, store_path: str | None) -> None:
+    def __init__(self, workers: int, spec_json: str, identity: str, store_path: str | None,
+                 stored: bool = True) -> None:
         self.workers = workers
-        self._spec, self._identity, self._store = spec_json, identity, store_path
+        self._spec, self._identity, self._store, self._stored = spec_json, identity, store_path, stored
         self._pools = [start_pool(1) for _ in range(workers)]
 
     def _pool(self, index: int) -> Any:
@@ -94,7 +95,7 @@ class HeldPoolExecutor:
 
     def judge(self, index: int, positions: Sequence[int]) -> Pending:
         part = self._pool(index).apply_async(judge_held, (index, list(positions), self._spec, self._identity,
-                                                          self._store))
+                                                          self._store, self._stored))
         return Pending(lambda: [part.get()])
 
     def finish(self, index: int, known: Sequence[Judgement], ask: FinishAsk) -> Any:

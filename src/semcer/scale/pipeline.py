@@ -412,8 +412,8 @@ def _executor(settings: StreamSettings, judge: JudgeBase, n_chunks: int, store: 
         path = None if store is None or store.readonly else str(store.path)
         workers = min(settings.workers, n_chunks)
         if held and spec_json is not None and judge.deterministic:
-            return HeldPoolExecutor(workers, spec_json, judge.identity, path)
-        return PoolExecutor(workers, spec_json, judge.identity, path)
+            return HeldPoolExecutor(workers, spec_json, judge.identity, path, store is not None)
+        return PoolExecutor(workers, spec_json, judge.identity, path, store is not None)
     return InlineExecutor()
 
 
