@@ -3,9 +3,10 @@
 An executor prepares chunks in order (:meth:`prepared`) and, for a deterministic offline judge that
 has a spec, starts judging a list of distinct new edits in parallel (:meth:`submit_offline`: a
 handle whose ``get()`` gives the judgements in order; None means the parent judges them itself), so
-that the parent can write one chunk's judgements to the store while the workers judge the next. The
-parent alone writes the store and aggregates, so every executor gives the same result; only the
-wall time differs.
+that one chunk lands while the workers judge the next. The parent alone decides which edits are new
+and aggregates; the store is written by the workers (rows they checked and packed, for edits the
+parent named) or by the parent, so every executor gives the same result; only the wall time
+differs. :mod:`semcer.scale.held` keeps each chunk in one worker instead (the deterministic judges).
 """
 
 from __future__ import annotations
