@@ -77,3 +77,14 @@ def test_ranked_spans_most_severe_first_and_the_score_unchanged():
     ranked = ranked_spans(spans)
     assert [s.hyp_text for s in ranked] == ["7", "x"]
     assert ev.corpus.severity == 1.0  # every edit charged on its own, spans or not
+
+
+@given(st.lists(st.one_of(st.none(), st.floats(0, 1)), min_size=1, max_size=8))
+def test_span_key_is_its_definition_from_the_span_severities(sev):
+    """(severity is None, -max_severity, -severity), from the span's own properties."""
+    from types import SimpleNamespace
+
+    from semcer.metrics.spans import JudgedSpan, span_key
+
+    span = JudgedSpan("l#0", "l", "d", "en", tuple(SimpleNamespace(severity=x) for x in sev))  # type: ignore[arg-type]
+    assert span_key(span) == (span.severity is None, -(span.max_severity or 0.0), -(span.severity or 0.0))

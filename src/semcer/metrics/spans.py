@@ -11,7 +11,6 @@ as before.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -54,14 +53,13 @@ class JudgedSpan:
     def hyp_text(self) -> str:
         return "".join(j.edit.hyp_unit for j in self.edits)
 
-    @functools.cached_property
+    @property
     def severity(self) -> float | None:
-        """Sum of the edits' severities (None when one of them failed); computed once (spans are
-        ranked again and again on their way to a top list)."""
+        """Sum of the edits' severities (None when one of them failed)."""
         sev = [j.severity for j in self.edits]
         return None if any(s is None for s in sev) else math.fsum(sev)  # type: ignore[arg-type]
 
-    @functools.cached_property
+    @property
     def max_severity(self) -> float | None:
         sev = [j.severity for j in self.edits]
         return None if any(s is None for s in sev) else max(sev)  # type: ignore[type-var]
@@ -107,8 +105,13 @@ def span_ids(judged: Sequence[JudgedEdit]) -> list[str]:
 
 
 def span_key(s: JudgedSpan) -> tuple[bool, float, float]:
-    """The sort key of :func:`ranked_spans` (smallest first)."""
-    return (s.severity is None, -(s.max_severity or 0.0), -(s.severity or 0.0))
+    """The sort key of :func:`ranked_spans` (smallest first): ``(severity is None, -max_severity,
+    -severity)``, the edits' severities read once (a top list ranks every span of a corpus)."""
+    sev = [j.severity for j in s.edits]
+    known = [x for x in sev if x is not None]
+    if len(known) < len(sev):
+        return (True, -0.0, -0.0)
+    return (False, -max(known), -math.fsum(known))
 
 
 def ranked_spans(spans: Sequence[JudgedSpan] | Iterator[JudgedSpan]) -> list[JudgedSpan]:
