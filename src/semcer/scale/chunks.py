@@ -30,9 +30,11 @@ from semcer.store.sqlite import JudgedEditStore, ReadyRows, ready_rows
 from semcer.text.policy import TextPolicy
 from semcer.text.units import Unit
 
-#: Lines per chunk by default: about a second of work for the default judge; a chunk in flight
-#: (alignments, contexts, judged edits) takes some 10 kB a line, so a few tens of MB.
-DEFAULT_CHUNK_LINES = 5_000
+#: Lines per chunk by default: about half a second of work for the default judge; a chunk in flight
+#: (alignments, contexts, judged edits) takes some 10 kB a line, so a few tens of MB. (5,000 took
+#: 110 s and 1.61 GB over the process tree for a million lines with 2 workers; 2,500 takes 97 s and
+#: 1.46 GB: `python bench/scale.py --lines 1000000 --runs 2`.)
+DEFAULT_CHUNK_LINES = 2_500
 
 
 @dataclass(frozen=True)
