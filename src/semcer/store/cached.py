@@ -50,6 +50,29 @@ def _check_answers(identity: str, judged: Sequence[Judgement]) -> None:
                 raise JudgeError(f"judge {identity!r} returned an invalid judgement: {exc}") from None
 
 
+class _StoreWriter:
+    """The store writes of one :func:`judge_cached` call: each batch as it is judged, or, for a
+    deterministic judge, in groups of at least :data:`DETERMINISTIC_WRITE_ROWS` rows (overwriting)."""
+
+    def __init__(self, store: JudgedEditStore, deterministic: bool, redo: set[str]) -> None:
+        self.store, self.deterministic, self.redo = store, deterministic, redo
+        self.pending: list[tuple[str, str, EditContext, Judgement]] = []
+        self.overwritten = 0
+
+    def add(self, rows: list[tuple[str, str, EditContext, Judgement]]) -> None:
+        if not self.deterministic:
+            self.store.put_many(rows, replace=self.redo.intersection(r[0] for r in rows))
+            return
+        self.pending.extend(rows)
+        if len(self.pending) >= DETERMINISTIC_WRITE_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.pending:
+            self.overwritten += self.store.overwrite_many(self.pending)[1]
+            self.pending = []
+
+
 def judge_cached(
     judge: Judge,
     contexts: Sequence[EditContext],
@@ -93,8 +116,8 @@ def judge_cached(
     redo = {*found.corrupt, *found.one_hot}
     hits = len(results)
     misses = [key for key in first if key not in results]
-    failures = overwritten = 0
-    pending: list[tuple[str, str, EditContext, Judgement]] = []  # a deterministic judge's rows not yet written
+    failures = 0
+    writer = None if store is None else _StoreWriter(store, deterministic, redo)
     if progress is not None and misses:
         progress(0, len(misses))  # the bar appears before the first batch (which may load lexicons or a model)
     for start in range(0, len(misses), batch_size):
@@ -105,19 +128,15 @@ def judge_cached(
         _check_answers(identity, judged)
         results.update(zip(batch, judged))
         failures += sum(1 for j in judged if j.p is None)
-        if store is not None:
-            rows = [(key, identity, first[key], j) for key, j in zip(batch, judged)]
-            if not deterministic:
-                store.put_many(rows, replace=redo.intersection(batch))
-            else:
-                pending.extend(rows)
-                if len(pending) >= DETERMINISTIC_WRITE_ROWS or start + batch_size >= len(misses):
-                    overwritten += store.overwrite_many(pending)[1]
-                    pending = []
+        if writer is not None:
+            writer.add([(key, identity, first[key], j) for key, j in zip(batch, judged)])
         if progress is not None:
             progress(start + len(batch), len(misses))
+    if writer is not None:
+        writer.flush()
     stats = CacheStats(total=len(contexts), unique=len(first), hits=hits, judged=len(misses), failures=failures,
-                       corrupt=len(found.corrupt), stale=len(found.one_hot), overwritten=overwritten)
+                       corrupt=len(found.corrupt), stale=len(found.one_hot),
+                       overwritten=0 if writer is None else writer.overwritten)
     return [results[key] for key in keys], stats
 
 
