@@ -42,13 +42,15 @@ def _runs(flags):
 @given(st.text(alphabet=ALPHABET, max_size=40))
 @settings(max_examples=400, deadline=None)
 def test_unit_codes_and_runs_against_the_units(text):
+    """Unit codes, word runs, number runs and unit offsets of line_info, against a direct scan of its units."""
     units = graphemes(text)
     codes = unit_codes(text, units)
     expected = [KIND_CODES[unit_kind(u)] for u in units]
     assert codes == "".join(c.upper() if u in NUMBER_SEPARATORS else c for c, u in zip(expected, units))
     line = line_info(text)
     kinds = tuple(map(unit_kind, units))
-    assert line.kinds == kinds
+    assert line.units == units and line.kinds == kinds
+    assert [line.text[line.offsets[i] : line.offsets[i + 1]] for i in range(len(units))] == list(units)
     assert line.word_run == _runs([k in ("letter", "digit", "ideograph", "mark") for k in kinds])
     digit = [k == "digit" for k in kinds]
     n = len(units)
