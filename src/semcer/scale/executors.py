@@ -52,6 +52,17 @@ def _collector(enabled: bool) -> None:
         gc.disable()
 
 
+def in_order(started: Iterator[Any], ahead: int) -> Iterator[Any]:
+    """The results of async calls as ``started`` starts them, in order, with at most ``ahead`` in flight."""
+    window: deque[Any] = deque()
+    for call in started:
+        window.append(call)
+        if len(window) >= ahead:
+            yield window.popleft().get()
+    while window:
+        yield window.popleft().get()
+
+
 def split(items: Sequence[Any], parts: int) -> list[Sequence[Any]]:
     """``items`` cut into at most ``parts`` consecutive pieces of near-equal size, in order."""
     parts = max(1, min(parts, len(items)))
@@ -120,13 +131,7 @@ class PoolExecutor:
         self._pool = start_pool(workers)
 
     def prepared(self, tasks: Iterator[ChunkTask]) -> Iterator[Prepared]:
-        window: deque[Any] = deque()
-        for task in tasks:
-            window.append(self._pool.apply_async(prepare_chunk, (task,)))
-            if len(window) >= 2 * self.workers:
-                yield window.popleft().get()
-        while window:
-            yield window.popleft().get()
+        return in_order((self._pool.apply_async(prepare_chunk, (t,)) for t in tasks), 2 * self.workers)
 
     def submit_offline(self, contexts: Sequence[EditContext], keys: Sequence[str]) -> Pending | None:
         if self._spec is None:

@@ -11,7 +11,6 @@ which edits are new exactly as with one process, so no edit is judged twice.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 from semcer.errors import JudgeError
 from semcer.judges.distribution import Judgement
 from semcer.scale.chunks import ChunkTask, Prepared, judge_ready, prepare_chunk
-from semcer.scale.executors import Pending, start_pool
+from semcer.scale.executors import Pending, in_order, start_pool
 from semcer.scale.finishing import FinishAsk, Finished, finish_chunk
 from semcer.store.sqlite import ReadyRows
 
@@ -85,13 +84,7 @@ class HeldPoolExecutor:
         return self._pools[index % self.workers]
 
     def prepared(self, tasks: Iterator[ChunkTask]) -> Iterator[Prepared]:
-        window: deque[Any] = deque()
-        for task in tasks:
-            window.append(self._pool(task.index).apply_async(prepare_held, (task,)))
-            if len(window) > self.workers:
-                yield window.popleft().get()
-        while window:
-            yield window.popleft().get()
+        return in_order((self._pool(t.index).apply_async(prepare_held, (t,)) for t in tasks), self.workers + 1)
 
     def judge(self, index: int, positions: Sequence[int]) -> Pending:
         part = self._pool(index).apply_async(judge_held, (index, list(positions), self._spec, self._identity,
