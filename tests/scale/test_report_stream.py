@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,9 +16,12 @@ import semcer
 import semcer.cli
 import semcer.cli.score
 from semcer.api.report import Limits, evaluation_report, severity_bins
+from semcer.io.collections import read_collection
 from semcer.io.edits import edit_id
+from semcer.io.pairing import pair_collections
 from semcer.reports.html import render
 from semcer.scale.pipeline import StreamSettings, score_stream, unmatched_of
+from semcer.scale import reading
 from semcer.scale.report_fold import ReportAsk
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,3 +88,28 @@ def test_json_spans_stream_without_lines_and_equal_the_one_pass_block(tmp_path, 
     got = json.loads(capsys.readouterr().out)
     assert len(got["spans"]) == 30 and got["spans"] == want["spans"]
     assert got["corpus"] == want["corpus"] and "lines" not in got
+
+
+@pytest.mark.parametrize("every", [48, 3])  # 5 skipped lines (the shown lines read alone), 80 (read again whole)
+def test_the_line_view_of_a_streamed_run_with_skipped_lines_finds_its_lines(judge, tmp_path, monkeypatch, every):
+    """Row k of a run with s skipped lines is one of lines k..k+s: the report reads only those
+    (up to 64 skipped lines) or the whole input again, and shows what the in-memory report shows."""
+    records = [json.loads(x) for x in REFS.read_text(encoding="utf-8").splitlines()]
+    for k in range(0, len(records), every):
+        records[k]["text"] = ""
+    refs = tmp_path / "refs.jsonl"
+    refs.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    paired = pair_collections(read_collection(str(refs)), read_collection(str(HYPS)))
+    limits = Limits(lines=60, spans=30)
+    whole = semcer.evaluate(paired, judge=judge, edits=True, empty_ref="skip")
+    assert len(whole.skipped_empty) == len(range(0, len(records), every))
+    near = []
+    real = reading.JsonlSource.pairs_near
+    monkeypatch.setattr(reading.JsonlSource, "pairs_near", lambda self, *a: near.append(a) or real(self, *a))
+    source = reading.jsonl_source(str(refs), str(HYPS), formats=(None,), lang=None)
+    got = score_stream(source, judge=judge, empty_ref="skip",
+                       settings=StreamSettings(chunk_lines=37, report=ReportAsk(30)))
+    data = evaluation_report(got.evaluation, limits=limits, digest=got.digest)
+    assert bool(near) == (len(whole.skipped_empty) <= 64)
+    assert data == evaluation_report(whole, limits=limits)
+    assert len(data["lines"]) == 60 and all(v["segs"] for line in data["lines"] for v in line["sys"])

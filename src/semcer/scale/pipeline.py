@@ -125,7 +125,7 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
         result = run.result(Signature.build(unit, pol, empty_ref, j.identity), unmatched or Unmatched())
         if run.report is not None:
             view = StreamedLines(pairs, run.rows, unit=unit, policy=pol, window=j.context_window, identity=j.identity,
-                                 judgements=run.seen, provenance=provenance)
+                                 judgements=run.seen, provenance=provenance, skipped=len(run.skipped))
             result = replace(result, digest=run.report.digest(view))
         if before_edits is not None:
             before_edits(result)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import pickle
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from semcer.alignment.context import EditContext
@@ -101,6 +102,8 @@ class RayExecutor:
     def prepared(self, tasks: Iterator[ChunkTask]) -> Iterator[Prepared]:
         window: list[dict[str, Any]] = []
         for task in tasks:
+            if hasattr(task.pairs, "loaded"):  # the lines travel: a node of the cluster may not see the files
+                task = replace(task, pairs=task.pairs.loaded())
             window.append({"index": task.index, "task": pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)})
             if len(window) >= WINDOW_PER_WORKER * self.workers:
                 yield from self._run(window)

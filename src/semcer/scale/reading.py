@@ -3,8 +3,9 @@
 :func:`semcer.io.collections.read_collection` reads a whole file into memory (several times the
 file's size as Python objects). For two ``.jsonl`` files that list the same ids in the same order,
 pairing them needs no index: :func:`jsonl_source` reads both once to check them (the same
-parser, the same per-record checks, every id kept only once, in a set), then the pipeline reads
-them again a chunk at a time. Anything else (another format, compressed input, standard input, a
+parser, the same per-record checks, every id kept only once, in a set) and keeps where every
+sixteenth line starts; then each chunk is read where it is prepared (a worker process), from its
+byte position. Anything else (another format, compressed input, standard input, a
 BOM, ids in another order or on one side only, a doc or lang the two sides disagree on, a record the
 fast checks do not accept, a malformed line) returns None, and the caller reads the files whole as
 before: its error messages and its pairing rules stay the only ones.
@@ -12,7 +13,9 @@ before: its error messages and its pairing rules stay the only ones.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+from array import array
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,52 +31,108 @@ class _Unusual(Exception):
     """Not the plain case: the files are read whole instead."""
 
 
-class JsonlSource:
-    """Two checked JSON Lines files, paired line by line: ``len()`` pairs, read in chunks."""
+#: A line start is kept for every ``_STRIDE``-th line of each file: a chunk (or a line the report
+#: shows) is read from the nearest one, skipping fewer than ``_STRIDE`` lines.
+_STRIDE = 16
 
-    def __init__(self, refs: Path, hyps: Path, lang: str | None, count: int) -> None:
+
+class JsonlSource:
+    """Two checked JSON Lines files, paired line by line: ``len()`` pairs, read in chunks.
+
+    The check pass keeps where every ``_STRIDE``-th line starts in each file and each file's size and
+    modification time, so a chunk is a byte position and a line count: whoever prepares it reads its
+    lines (a worker process), and the parent never reads the files a second time."""
+
+    def __init__(self, refs: Path, hyps: Path, lang: str | None, count: int, starts: tuple[array, array],
+                 stamps: tuple[tuple[int, int], tuple[int, int]]) -> None:
         self.refs, self.hyps, self.lang, self.count = refs, hyps, lang, count
+        self._starts, self._stamps = starts, stamps
 
     def __len__(self) -> int:
         return self.count
 
     def chunks(self, size: int) -> Iterator[RawPairs]:
-        """The lines in chunks of ``size`` line pairs, still unparsed: whoever prepares a chunk (a
-        worker) parses it (:meth:`RawPairs.pairs`), so the parent only reads."""
-        chunk: list[tuple[str, str]] = []
-        start = 1
-        with open(self.refs, "rb") as rf, open(self.hyps, "rb") as hf:
-            try:
-                for line_pair in _lockstep(rf, hf):
-                    chunk.append(line_pair)
-                    if len(chunk) >= size:
-                        yield RawPairs(str(self.refs), str(self.hyps), self.lang, start, chunk)
-                        start, chunk = start + len(chunk), []
-            except (_Unusual, UnicodeDecodeError):
-                raise InputError(f"{self.refs} or {self.hyps} changed while being scored; run again") from None
-        if chunk:
-            yield RawPairs(str(self.refs), str(self.hyps), self.lang, start, chunk)
+        """The lines in chunks of ``size`` line pairs, neither read nor parsed here: whoever prepares
+        a chunk (a worker) reads and parses it (:meth:`RawPairs.pairs`)."""
+        for first in range(0, self.count, size):
+            yield self._range(first, min(size, self.count - first))
+
+    def _range(self, first: int, n: int) -> RawPairs:
+        block = first // _STRIDE
+        at = (self._starts[0][block], self._starts[1][block])
+        return RawPairs(str(self.refs), str(self.hyps), self.lang, first + 1, n, at, first - block * _STRIDE,
+                        self._stamps)
+
+    def pairs_near(self, lines: Iterable[int], spread: int) -> Iterator[Pair]:
+        """The pairs of lines ``k`` to ``k + spread`` (0-based) for each ``k`` in ``lines``, each once,
+        in file order: where a row ``k`` of a run is when at most ``spread`` lines were skipped."""
+        keep = {i for k in lines for i in range(k, min(k + spread + 1, self.count))}
+        wanted = sorted(keep)
+        k = 0
+        while k < len(wanted):
+            first = wanted[k]
+            last = first
+            while k + 1 < len(wanted) and wanted[k + 1] - last <= _STRIDE:  # read runs of near lines at once
+                k += 1
+                last = wanted[k]
+            k += 1
+            raw = self._range(first, last - first + 1)
+            yield from (p for i, p in enumerate(raw.pairs(), first) if i in keep)
 
 
 class RawPairs:
-    """A chunk of line pairs of two checked JSON Lines files, parsed where it is prepared; iterating
-    gives the raw line pairs (what a completion marker's fingerprint hashes)."""
+    """A chunk of line pairs of two checked JSON Lines files: ``count`` lines from line number
+    ``start`` (1-based), found at byte positions ``at`` after skipping ``skip`` lines. Iterating gives
+    the raw line pairs (what a completion marker's fingerprint hashes); :meth:`pairs` parses them.
+    :meth:`loaded` carries the lines themselves, for a process that cannot read the files."""
 
-    def __init__(self, refs: str, hyps: str, lang: str | None, start: int, lines: list[tuple[str, str]]) -> None:
-        self.refs, self.hyps, self.lang, self.start, self.lines = refs, hyps, lang, start, lines
+    def __init__(self, refs: str, hyps: str, lang: str | None, start: int, count: int, at: tuple[int, int],
+                 skip: int, stamps: tuple[tuple[int, int], tuple[int, int]],
+                 lines: list[tuple[str, str]] | None = None) -> None:
+        self.refs, self.hyps, self.lang, self.start, self.count = refs, hyps, lang, start, count
+        self.at, self.skip, self.stamps, self._lines = at, skip, stamps, lines
 
     def __len__(self) -> int:
-        return len(self.lines)
+        return self.count
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
-        return iter(self.lines)
+        return iter(self._read())
+
+    def loaded(self) -> RawPairs:
+        """The same chunk with its lines read now (they travel with it)."""
+        return RawPairs(self.refs, self.hyps, self.lang, self.start, self.count, self.at, self.skip, self.stamps,
+                        self._read())
 
     def pairs(self) -> list[Pair]:
         try:
             return [_pair(r, h, f"{self.refs}:{n}", f"{self.hyps}:{n}", self.lang)
-                    for n, (r, h) in enumerate(self.lines, self.start)]
+                    for n, (r, h) in enumerate(self._read(), self.start)]
         except _Unusual:
-            raise InputError(f"{self.refs} or {self.hyps} changed while being scored; run again") from None
+            raise self._changed() from None
+
+    def _read(self) -> list[tuple[str, str]]:
+        if self._lines is not None:
+            return self._lines
+        try:
+            with open(self.refs, "rb") as rf, open(self.hyps, "rb") as hf:
+                return list(zip(self._lines_of(rf, 0), self._lines_of(hf, 1)))
+        except (_Unusual, UnicodeDecodeError, OSError):
+            raise self._changed() from None
+
+    def _lines_of(self, fh: Any, side: int) -> list[str]:
+        st = os.fstat(fh.fileno())
+        if (st.st_size, st.st_mtime_ns) != self.stamps[side]:
+            raise _Unusual
+        fh.seek(self.at[side])
+        for _ in range(self.skip):
+            fh.readline()
+        out = [_text(fh.readline()) for _ in range(self.count)]
+        if not all(map(str.strip, out)):
+            raise _Unusual  # a blank line, or the end of the file: not the checked file
+        return out
+
+    def _changed(self) -> InputError:
+        return InputError(f"{self.refs} or {self.hyps} changed while being scored; run again")
 
 
 def jsonl_source(refs: str, hyps: str, *, formats: tuple[str | None, ...], lang: str | None) -> JsonlSource | None:
@@ -83,11 +142,19 @@ def jsonl_source(refs: str, hyps: str, *, formats: tuple[str | None, ...], lang:
     if any(f not in (None, "jsonl") for f in formats) or not all(_plain(p) for p in paths):
         return None
     seen: set[str] = set()
+    starts = (array("Q"), array("Q"))
     try:
-        count = sum(1 for _ in _pairs(paths[0], paths[1], lang, seen))
+        with open(paths[0], "rb") as rf, open(paths[1], "rb") as hf:
+            stamps = (_stamp(rf), _stamp(hf))
+            count = sum(1 for _ in _pairs(rf, hf, paths, lang, seen, starts))
     except (_Unusual, InputError, OSError, UnicodeDecodeError):
         return None
-    return JsonlSource(paths[0], paths[1], lang, count) if count else None
+    return JsonlSource(paths[0], paths[1], lang, count, starts, stamps) if count else None
+
+
+def _stamp(fh: Any) -> tuple[int, int]:
+    st = os.fstat(fh.fileno())
+    return st.st_size, st.st_mtime_ns
 
 
 def _plain(p: Path) -> bool:
@@ -98,15 +165,16 @@ def _plain(p: Path) -> bool:
     return binary_format(head) is None and not head.startswith(b"\xef\xbb\xbf") and detect_format(head, p.suffix) == "jsonl"
 
 
-def _pairs(refs: Path, hyps: Path, lang: str | None, seen: set[str]) -> Iterator[Pair]:
-    """The pairs of the two files, line by line; :class:`_Unusual` as soon as the plain case ends."""
-    with open(refs, "rb") as rf, open(hyps, "rb") as hf:
-        for n, (rline, hline) in enumerate(_lockstep(rf, hf), 1):
-            pair = _pair(rline, hline, f"{refs}:{n}", f"{hyps}:{n}", lang)
-            if pair.id in seen:
-                raise _Unusual  # a duplicate id: the whole-file reader names it
-            seen.add(pair.id)
-            yield pair
+def _pairs(rf: Any, hf: Any, paths: list[Path], lang: str | None, seen: set[str],
+           starts: tuple[array, array]) -> Iterator[Pair]:
+    """The pairs of the two open files, line by line (every ``_STRIDE``-th line's start kept in
+    ``starts``); :class:`_Unusual` as soon as the plain case ends."""
+    for n, (rline, hline) in enumerate(_lockstep(rf, hf, starts), 1):
+        pair = _pair(rline, hline, f"{paths[0]}:{n}", f"{paths[1]}:{n}", lang)
+        if pair.id in seen:
+            raise _Unusual  # a duplicate id: the whole-file reader names it
+        seen.add(pair.id)
+        yield pair
 
 
 def _pair(rline: str, hline: str, rwhere: str, hwhere: str, lang: str | None) -> Pair:
@@ -116,9 +184,13 @@ def _pair(rline: str, hline: str, rwhere: str, hwhere: str, lang: str | None) ->
     return Pair(r[0], r[1], h[1], _agree(r[2], h[2]) or r[0], _agree(r[3], h[3]) or lang)
 
 
-def _lockstep(rf: Any, hf: Any) -> Iterator[tuple[str, str]]:
-    """Line pairs of two files (``\\r\\n`` read as ``\\n``); blank lines only at the end of both."""
+def _lockstep(rf: Any, hf: Any, starts: tuple[array, array]) -> Iterator[tuple[str, str]]:
+    """Line pairs of two files (``\\r\\n`` read as ``\\n``); blank lines only at the end of both. The
+    byte position of every ``_STRIDE``-th line pair is appended to ``starts``."""
     blank = False
+    ra, ha = starts
+    rpos = hpos = 0
+    n = 0
     while True:
         a, b = rf.readline(), hf.readline()
         if not a and not b:
@@ -131,6 +203,12 @@ def _lockstep(rf: Any, hf: Any) -> Iterator[tuple[str, str]]:
             continue
         if blank:
             raise _Unusual  # a blank line before the end: the whole-file reader explains it
+        if n % _STRIDE == 0:
+            ra.append(rpos)
+            ha.append(hpos)
+        n += 1
+        rpos += len(a)
+        hpos += len(b)
         yield sa, sb
 
 

@@ -100,15 +100,17 @@ class StreamedLines:
     available = True
 
     def __init__(self, pairs: Any, rows: Sequence[Any], *, unit: Unit, policy: TextPolicy, window: int,
-                 identity: str, judgements: dict[str, Judgement], provenance: Provenance | None = None) -> None:
-        self.pairs, self.rows, self.unit, self.policy = pairs, rows, unit, policy
+                 identity: str, judgements: dict[str, Judgement], provenance: Provenance | None = None,
+                 skipped: int = 0) -> None:
+        self.pairs, self.rows, self.unit, self.policy, self.skipped = pairs, rows, unit, policy, skipped
         self.window, self.identity, self.judgements = window, identity, judgements
         self.provenance = provenance
         self.segments: dict[str, list[Any] | None] = {}
 
     def prepare(self, ks: Iterable[int]) -> None:
+        ks = list(ks)
         want = {self.rows[k].id: self.rows[k] for k in ks}
-        for pair in _pairs_of(self.pairs):
+        for pair in _pairs_of(self.pairs, ks, self.skipped):
             row = want.get(pair.id)
             if row is not None:
                 self.segments[pair.id] = self._segments(pair, row)
@@ -130,9 +132,18 @@ class StreamedLines:
         return self.segments.get(self.rows[k].id)
 
 
-def _pairs_of(pairs: Any) -> Iterable[Pair]:
-    """Every pair of a run's input: a sequence of pairs, or a source read a chunk at a time."""
-    if hasattr(pairs, "chunks"):
+#: Up to this many skipped lines, the report reads only the lines it shows (and the skipped count
+#: after each); with more, it reads the whole input again.
+_NEAR_SKIPPED = 64
+
+
+def _pairs_of(pairs: Any, rows: Sequence[int], skipped: int) -> Iterable[Pair]:
+    """The pairs of a run's input that may be rows ``rows`` (row ``k`` is line ``k`` to ``k + skipped``
+    when ``skipped`` lines had an empty reference): read near them from a source that can (a
+    :class:`semcer.scale.reading.JsonlSource`), else every pair."""
+    if hasattr(pairs, "pairs_near") and skipped <= _NEAR_SKIPPED:
+        yield from pairs.pairs_near(rows, skipped)
+    elif hasattr(pairs, "chunks"):
         for raw in pairs.chunks(5_000):
             yield from raw.pairs()
     else:

@@ -1,0 +1,114 @@
+"""Two JSON Lines files read a chunk at a time by byte position (semcer.scale.reading).
+
+The expected pairs come from reading each file whole with ``json.loads`` line by line, not from the
+code under test."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from semcer.errors import InputError
+from semcer.scale.reading import jsonl_source
+
+texts = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=0, max_size=12)
+
+
+def _write(path, records, newline="\n", tail=""):
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        for r in records:
+            fh.write(json.dumps(r, ensure_ascii=bool(len(r["text"]) % 2)) + newline)
+        fh.write(tail)
+
+
+def _expected(refs, hyps):
+    """(id, ref text, hyp text) of every line pair, by json.loads of each line."""
+    out = []
+    with open(refs, encoding="utf-8", newline="") as rf, open(hyps, encoding="utf-8", newline="") as hf:
+        for a, b in zip(rf, hf):
+            if not a.strip():
+                continue
+            ra, rb = json.loads(a), json.loads(b)
+            out.append((ra["id"], ra["text"], rb["text"]))
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ref_texts=st.lists(texts, min_size=1, max_size=70), size=st.integers(1, 40), crlf=st.booleans(),
+       tail=st.sampled_from(["", "\n", "\n\n"]))
+def test_chunks_read_by_position_are_the_lines_of_the_files(tmp_path, ref_texts, size, crlf, tail):
+    refs, hyps = tmp_path / "r.jsonl", tmp_path / "h.jsonl"
+    _write(refs, [{"id": f"l{i}", "text": t} for i, t in enumerate(ref_texts)], "\r\n" if crlf else "\n", tail)
+    _write(hyps, [{"id": f"l{i}", "text": t[::-1] + "x"} for i, t in enumerate(ref_texts)], "\n", tail)
+    source = jsonl_source(str(refs), str(hyps), formats=(None,), lang=None)
+    assert source is not None and len(source) == len(ref_texts)
+    chunks = list(source.chunks(size))
+    assert [len(c) for c in chunks] == [min(size, len(ref_texts) - s) for s in range(0, len(ref_texts), size)]
+    got = [(p.id, p.ref, p.hyp) for c in chunks for p in pickle.loads(pickle.dumps(c)).pairs()]
+    assert got == _expected(refs, hyps)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(n=st.integers(1, 80), data=st.data())
+def test_pairs_near_gives_each_wanted_line_once_in_file_order(tmp_path, n, data):
+    refs, hyps = tmp_path / "r.jsonl", tmp_path / "h.jsonl"
+    _write(refs, [{"id": f"l{i}", "text": f"r{i}"} for i in range(n)])
+    _write(hyps, [{"id": f"l{i}", "text": f"h{i}"} for i in range(n)])
+    source = jsonl_source(str(refs), str(hyps), formats=(None,), lang=None)
+    ks = data.draw(st.lists(st.integers(0, n - 1), max_size=10))
+    spread = data.draw(st.integers(0, 20))
+    want = sorted({i for k in ks for i in range(k, min(k + spread + 1, n))})
+    assert [p.id for p in source.pairs_near(ks, spread)] == [f"l{i}" for i in want]
+    assert [p.hyp for p in source.pairs_near(ks, spread)] == [f"h{i}" for i in want]
+
+
+def _source(tmp_path, n=40):
+    refs, hyps = tmp_path / "r.jsonl", tmp_path / "h.jsonl"
+    _write(refs, [{"id": f"l{i}", "text": f"ref {i}"} for i in range(n)])
+    _write(hyps, [{"id": f"l{i}", "text": f"hyp {i}"} for i in range(n)])
+    return refs, hyps, jsonl_source(str(refs), str(hyps), formats=(None,), lang=None)
+
+
+@pytest.mark.parametrize("change", ["append", "rewrite", "shorten", "remove"])
+def test_a_file_changed_after_the_check_is_an_error_not_other_lines(tmp_path, change):
+    refs, hyps, source = _source(tmp_path)
+    chunk = list(source.chunks(16))[1]
+    if change == "append":
+        with open(hyps, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"id": "l99", "text": "more"}) + "\n")
+    elif change == "rewrite":  # same size, other text: caught by the modification time
+        data = hyps.read_bytes().replace(b"hyp 20", b"HYP 20")
+        hyps.write_bytes(data)
+        os.utime(hyps, ns=(1, 1))
+    elif change == "shorten":
+        hyps.write_bytes(hyps.read_bytes()[:200])
+    else:
+        hyps.unlink()
+    with pytest.raises(InputError, match="changed while being scored"):
+        chunk.pairs()
+
+
+def test_a_loaded_chunk_carries_its_lines_and_reads_no_file(tmp_path):
+    refs, hyps, source = _source(tmp_path)
+    chunk = list(source.chunks(16))[2]
+    loaded = pickle.loads(pickle.dumps(chunk.loaded()))
+    refs.unlink()
+    hyps.unlink()
+    assert [(p.id, p.ref, p.hyp) for p in loaded.pairs()] == [(f"l{i}", f"ref {i}", f"hyp {i}") for i in range(32, 40)]
+    with pytest.raises(InputError, match="changed while being scored"):
+        chunk.pairs()
+
+
+def test_a_chunk_pickles_small_whatever_its_lines(tmp_path):
+    refs, hyps = tmp_path / "r.jsonl", tmp_path / "h.jsonl"
+    _write(refs, [{"id": f"l{i}", "text": "x" * 5000} for i in range(100)])
+    _write(hyps, [{"id": f"l{i}", "text": "y" * 5000} for i in range(100)])
+    source = jsonl_source(str(refs), str(hyps), formats=(None,), lang=None)
+    (chunk,) = source.chunks(100)
+    assert len(pickle.dumps(chunk)) < 1_000  # positions, not 1 MB of text
+    assert len(pickle.dumps(chunk.loaded())) > 1_000_000
