@@ -76,7 +76,7 @@ def _source(tmp_path, n=40):
 
 @pytest.mark.parametrize("change", ["append", "rewrite", "shorten", "remove"])
 def test_a_file_changed_after_the_check_is_an_error_not_other_lines(tmp_path, change):
-    refs, hyps, source = _source(tmp_path)
+    _, hyps, source = _source(tmp_path)
     chunk = list(source.chunks(16))[1]
     if change == "append":
         with open(hyps, "a", encoding="utf-8") as fh:

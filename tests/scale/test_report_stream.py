@@ -20,8 +20,8 @@ from semcer.io.collections import read_collection
 from semcer.io.edits import edit_id
 from semcer.io.pairing import pair_collections
 from semcer.reports.html import render
-from semcer.scale.pipeline import StreamSettings, score_stream, unmatched_of
 from semcer.scale import reading
+from semcer.scale.pipeline import StreamSettings, score_stream, unmatched_of
 from semcer.scale.report_fold import ReportAsk
 
 ROOT = Path(__file__).resolve().parents[2]

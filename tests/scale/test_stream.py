@@ -224,3 +224,46 @@ def test_a_judgement_pickles_to_an_equal_one(p, cls, flags, failure):
     j = Judgement(p, cls, flags, failure)
     back = pickle.loads(pickle.dumps(j, protocol=5))
     assert back == j and type(back) is Judgement and back.severity == j.severity
+
+
+@pytest.mark.parametrize("limit", [1 << 18, 6])
+def test_a_held_chunk_asks_only_for_what_its_worker_has_not_seen(paired, judge, monkeypatch, limit):
+    """A worker fills the repeats of edits it judged or was sent without asking the parent; once it
+    has forgotten some (a small bound), it asks for those again. Either way the finished chunk is
+    the one finished with every edit judged directly."""
+    from semcer.scale import held
+    from semcer.scale.chunks import chunk_tasks, prepare_chunk
+    from semcer.scale.finishing import FinishAsk, finish_chunk
+    from semcer.text.policy import get_policy
+
+    monkeypatch.setattr(held, "_KNOWN", {})
+    monkeypatch.setattr(held, "KNOWN_LIMIT", limit)
+    first = list(paired.pairs[:30])
+    again = [p._replace(id=p.id + "~1", doc=p.doc + "~1") for p in first]
+    tasks = list(chunk_tasks(first + again, 30, unit="grapheme", policy=get_policy(None), empty_ref="error",
+                             window=judge.context_window, identity=judge.identity))
+    ask = FinishAsk(top=7)
+    spec = judge.spec().to_json()
+
+    def direct(task):
+        prep = prepare_chunk(task)
+        every = judge.judge(list(prep.contexts))
+        return prep, every, finish_chunk(prep, every, [j.severity for j in every], ask)
+
+    prep0, every0, want0 = direct(tasks[0])
+    a = held.prepare_held(tasks[0])
+    assert a.keys == tuple(dict.fromkeys(prep0.keys)) and a.edits == len(prep0.keys) >= len(a.keys) > 12
+    held.judge_held(0, range(len(a.keys)), spec, judge.identity, None, False)
+    assert held.finish_held(0, [], ask) == want0
+    assert len(held._KNOWN) == (len(a.keys) if limit > len(a.keys) else limit // 2)
+
+    _, _, want1 = direct(tasks[1])
+    b = held.prepare_held(tasks[1])
+    by_key = dict(zip(prep0.keys, every0))
+    if limit > len(a.keys):
+        assert b.keys == () and b.edits == a.edits  # every edit repeats one this worker judged
+    else:
+        assert b.keys == a.keys[: len(a.keys) - limit // 2]  # the oldest were forgotten: asked for again
+    got = held.finish_held(1, [by_key[k] for k in b.keys], ask)
+    assert got == want1 and got != want0  # the same edits, other line ids
+    assert not (held._HELD or held._ASKED or held._LOCAL or held._JUDGED)

@@ -2,17 +2,19 @@
 
 With a deterministic offline judge, each chunk goes to one worker for its whole life
 (:class:`HeldPoolExecutor`): the worker prepares it and keeps it (:func:`prepare_held` hands the
-parent only the store keys, the skipped ids and what is measured beside CER); judges the edits the
-parent names as new, by position, and writes them to the store (:func:`judge_held`); and, once the
-parent has sent the judgements of the chunk's other edits (judged by earlier chunks), finishes it
-(:func:`finish_held`, :func:`semcer.scale.finishing.finish_chunk`) and forgets it. The parent decides
-which edits are new exactly as with one process, so no edit is judged twice.
+parent only the distinct store keys it has no judgement for, the skipped ids and what is measured
+beside CER); judges the edits the parent names as new, by position, and writes them to the store
+(:func:`judge_held`); and, once the parent has sent the judgements of the other keys it asked for
+(judged by earlier chunks), finishes it (:func:`finish_held`,
+:func:`semcer.scale.finishing.finish_chunk`) and forgets it. A worker keeps the judgements it has
+judged or been sent (bounded), so the repeats of an edit it has seen cost the parent nothing. The
+parent decides which edits are new exactly as with one process, so no edit is judged twice.
 """
-
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from semcer.errors import JudgeError
@@ -23,40 +25,85 @@ from semcer.scale.finishing import FinishAsk, Finished, finish_chunk
 from semcer.store.sqlite import ReadyRows
 
 _HELD: dict[int, Prepared] = {}  # chunk index -> the prepared chunk, contexts included (in a worker)
+_ASKED: dict[int, dict[str, int]] = {}  # chunk index -> the keys asked of the parent -> first position
+_LOCAL: dict[int, dict[str, Judgement]] = {}  # chunk index -> judgements this worker already had for it
 _JUDGED: dict[int, dict[str, Judgement]] = {}  # chunk index -> what this worker judged for it
+#: The judgements this worker has judged or been sent, so that a later chunk's repeats of them need
+#: nothing from the parent. Bounded: past ``KNOWN_LIMIT`` the oldest are forgotten down to half of
+#: it (the parent then sends those judgements again when a chunk has them).
+_KNOWN: dict[str, Judgement] = {}
+KNOWN_LIMIT = 1 << 18
 
 
-def prepare_held(task: ChunkTask) -> Prepared:
-    """Prepare ``task`` and keep it here; the parent gets it without its rows, contexts and spans."""
+@dataclass(frozen=True)
+class HeldChunk:
+    """What the parent gets of a prepared held chunk: ``keys``, the distinct store keys of the edits
+    this worker has no judgement for (in the order of their first occurrence), and ``edits``, how
+    many edits the chunk has in all; the rest as in :class:`~semcer.scale.chunks.Prepared`."""
+
+    index: int
+    skipped: tuple[str, ...]
+    keys: tuple[str, ...]
+    edits: int
+    words: Any = None
+    pages: Any = None
+
+
+def prepare_held(task: ChunkTask) -> HeldChunk:
+    """Prepare ``task`` and keep it here; the parent gets the keys this worker cannot fill itself."""
     prep = prepare_chunk(task)
     _HELD[task.index] = prep
-    return replace(prep, rows=(), contexts=(), spans=())
+    asked: dict[str, int] = {}
+    local: dict[str, Judgement] = {}
+    for pos, key in enumerate(prep.keys):
+        if key in asked or key in local:
+            continue
+        j = _KNOWN.get(key)
+        if j is None:
+            asked[key] = pos
+        else:
+            local[key] = j
+    _ASKED[task.index], _LOCAL[task.index] = asked, local
+    return HeldChunk(prep.index, prep.skipped, tuple(asked), len(prep.keys), prep.words, prep.pages)
 
 
 def judge_held(index: int, positions: Sequence[int], spec_json: str, identity: str,
                store_path: str | None, stored: bool) -> tuple[list[Judgement], ReadyRows | None, int]:
-    """Judge the held chunk's edits at ``positions`` (distinct, new) as :func:`judge_ready` does."""
+    """Judge the held chunk's edits at ``positions`` of the keys it asked for (distinct, new) as
+    :func:`judge_ready` does."""
     prep = _held(index)
-    keys = [prep.keys[p] for p in positions]
-    out = judge_ready(spec_json, identity, [prep.contexts[p] for p in positions], keys, store_path, stored)
+    asked = list(_ASKED[index])
+    keys = [asked[p] for p in positions]
+    first = _ASKED[index]
+    out = judge_ready(spec_json, identity, [prep.contexts[first[k]] for k in keys], keys, store_path, stored)
     _JUDGED[index] = dict(zip(keys, out[0]))
     return out
 
 
 def finish_held(index: int, known: Sequence[Judgement], ask: FinishAsk) -> Finished:
-    """Finish the held chunk with ``known`` (the judgements of its distinct edits that earlier chunks
-    judged, in the order of their first occurrence: the keys stay here) and what this worker judged
-    for it; then forget it."""
+    """Finish the held chunk with ``known`` (the judgements of the keys it asked for that earlier
+    chunks judged, in the order it asked for them), what this worker judged for it and what it
+    already had; then forget the chunk (not the judgements)."""
     prep = _held(index)
     mine = _JUDGED.pop(index, {})
-    others = [k for k in dict.fromkeys(prep.keys) if k not in mine]
+    others = [k for k in _ASKED.pop(index) if k not in mine]
     if len(others) != len(known):
         raise JudgeError(f"chunk {index}: {len(known)} judgements sent for {len(others)} edits judged elsewhere")
-    judgements = dict(zip(others, known))
+    judgements = _LOCAL.pop(index)
+    judgements.update(zip(others, known))
     judgements.update(mine)
-    severity = {k: j.severity for k, j in judgements.items()}
+    _remember(mine, dict(zip(others, known)))
     del _HELD[index]
-    return finish_chunk(prep, [judgements[k] for k in prep.keys], [severity[k] for k in prep.keys], ask)
+    every = [judgements[k] for k in prep.keys]
+    return finish_chunk(prep, every, [j.severity for j in every], ask)
+
+
+def _remember(*parts: dict[str, Judgement]) -> None:
+    for part in parts:
+        _KNOWN.update(part)
+    if len(_KNOWN) > KNOWN_LIMIT:
+        for key in list(islice(_KNOWN, len(_KNOWN) - KNOWN_LIMIT // 2)):
+            del _KNOWN[key]
 
 
 def _held(index: int) -> Prepared:
@@ -83,7 +130,7 @@ class HeldPoolExecutor:
     def _pool(self, index: int) -> Any:
         return self._pools[index % self.workers]
 
-    def prepared(self, tasks: Iterator[ChunkTask]) -> Iterator[Prepared]:
+    def prepared(self, tasks: Iterator[ChunkTask]) -> Iterator[HeldChunk]:
         return in_order((self._pool(t.index).apply_async(prepare_held, (t,)) for t in tasks), self.workers + 1)
 
     def judge(self, index: int, positions: Sequence[int]) -> Pending:

@@ -23,7 +23,7 @@ import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from semcer.alignment.context import EditContext
 from semcer.alignment.engine import Pair, check_empty_ref
@@ -43,7 +43,7 @@ from semcer.reports.progress import JudgeBar, judge_bar, line_bar
 from semcer.scale.chunks import CER_ONLY, DEFAULT_CHUNK_LINES, Beside, ChunkTask, Prepared, chunk_tasks, task_fingerprint
 from semcer.scale.executors import InlineExecutor, Pending, PoolExecutor
 from semcer.scale.finishing import FinishAsk, Finished, finish_chunk
-from semcer.scale.held import HeldPoolExecutor
+from semcer.scale.held import HeldChunk, HeldPoolExecutor
 from semcer.scale.markers import ChunkOutcome, Markers
 from semcer.scale.ranking import EditSpill, TopList, edit_rank, span_rank
 from semcer.scale.reading import JsonlSource
@@ -182,7 +182,7 @@ class _Run:
         while flight:
             self._land(flight.popleft())
 
-    def _execute_held(self, preps: Iterator[Prepared], handed: dict[int, ChunkTask]) -> None:
+    def _execute_held(self, preps: Iterator[HeldChunk], handed: dict[int, ChunkTask]) -> None:
         """Chunks held by their workers (:mod:`semcer.scale.held`): judged while earlier ones finish."""
         judging: deque[_Dispatched] = deque()
         finishing: deque[_Completed] = deque()
@@ -209,7 +209,7 @@ class _Run:
         flying.update(new)
         return new
 
-    def _dispatch_held(self, prep: Prepared, task: ChunkTask) -> _Dispatched:
+    def _dispatch_held(self, prep: HeldChunk, task: ChunkTask) -> _Dispatched:
         new = self._new_edits(prep.keys)
         handle = self.executor.judge(prep.index, list(new.values())) if new else None
         return _Dispatched(prep, task, new, handle)
@@ -221,13 +221,13 @@ class _Run:
         keys = list(d.new)
         cache = (store_judged(self.judge.identity, keys, None, judged, None if ready is None else self.store, ready,
                               overwritten) if keys else CacheStats(0, 0, 0, 0, 0))
-        cache.total = len(d.prep.keys)
+        cache.total = cast(HeldChunk, d.prep).edits
         fresh = tuple(zip(keys, judged))
         self.seen.update(fresh)
         self.severity.update((k, j.severity) for k, j in fresh)
         self.flying.difference_update(d.new)
         seen, new = self.seen, d.new
-        known = [seen[k] for k in dict.fromkeys(d.prep.keys) if k not in new]  # in the order finish_held reads them
+        known = [seen[k] for k in d.prep.keys if k not in new]  # distinct, in the order finish_held reads them
         return _Completed(d, fresh, cache, self.executor.finish(d.prep.index, known, self.ask))
 
     def _land_held(self, c: _Completed) -> None:
@@ -278,7 +278,7 @@ class _Run:
     def _finish(self, d: _Dispatched) -> ChunkOutcome:
         """Store a dispatched chunk's judgements (judging them here when no worker did) and finish it
         here; every earlier chunk has landed, so ``seen`` has all its other edits."""
-        prep, task, new = d.prep, d.task, d.new
+        prep, task, new = cast(Prepared, d.prep), d.task, d.new  # a chunk this process finishes was prepared whole
         judgements, cache = self._judge_new(new, d.handle)
         fresh = tuple(zip(new, judgements))
         seen, sev = self.seen, self.severity
@@ -354,7 +354,7 @@ class _Dispatched:
     context, or -> position in a held chunk; ``handle``: judged by workers; None: judged by the
     parent when the chunk lands, or nothing new)."""
 
-    prep: Prepared
+    prep: Prepared | HeldChunk
     task: ChunkTask
     new: dict[str, Any]
     handle: Pending | None
