@@ -112,3 +112,38 @@ def test_a_chunk_pickles_small_whatever_its_lines(tmp_path):
     (chunk,) = source.chunks(100)
     assert len(pickle.dumps(chunk)) < 1_000  # positions, not 1 MB of text
     assert len(pickle.dumps(chunk.loaded())) > 1_000_000
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("flaw", ["none", "duplicate id", "malformed", "blank inside", "other order", "one longer",
+                                  "doc disagrees", "nul"])
+def test_the_check_pass_refuses_what_the_whole_reader_must_explain(tmp_path, monkeypatch, workers, flaw):
+    """Any flaw anywhere (here in the last of four parts checked by two processes) gives None, so the
+    caller reads the files whole and its messages and pairing rules apply."""
+    from semcer.scale import reading
+
+    monkeypatch.setattr(reading, "PARALLEL_CHECK_LINES", 10)
+    n = 200
+    refs = [{"id": f"l{i}", "text": f"ref {i}", "doc": f"d{i // 10}"} for i in range(n)]
+    hyps = [{"id": f"l{i}", "text": f"hyp {i}"} for i in range(n)]
+    if flaw == "duplicate id":
+        refs[190]["id"] = hyps[190]["id"] = "l3"
+    elif flaw == "other order":
+        hyps[190], hyps[191] = hyps[191], hyps[190]
+    elif flaw == "one longer":
+        hyps.append({"id": "l200", "text": "more"})
+    elif flaw == "doc disagrees":
+        hyps[195]["doc"] = "elsewhere"
+    _write(tmp_path / "r.jsonl", refs)
+    _write(tmp_path / "h.jsonl", hyps)
+    if flaw in ("malformed", "blank inside", "nul"):
+        lines = (tmp_path / "h.jsonl").read_bytes().split(b"\n")
+        bad = {"malformed": b'{"id": "l185", "text": ', "blank inside": b"  ", "nul": b'{"id": "l185", "text": "\x00"}'}
+        lines[185] = bad[flaw]
+        (tmp_path / "h.jsonl").write_bytes(b"\n".join(lines))
+    got = jsonl_source(str(tmp_path / "r.jsonl"), str(tmp_path / "h.jsonl"), formats=(None,), lang=None, workers=workers)
+    if flaw == "none":
+        assert got is not None and len(got) == n
+        assert [p.id for c in got.chunks(64) for p in c.pairs()] == [f"l{i}" for i in range(n)]
+    else:
+        assert got is None

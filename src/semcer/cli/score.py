@@ -110,7 +110,7 @@ def stream_scored(args: argparse.Namespace, settings: Any, steps: Steps, *,
     """Score ``args.refs`` against ``args.hyps`` (one system) with the judge the options name,
     streamed: two plain .jsonl files are read a chunk at a time, anything else read whole first."""
     source = jsonl_source(args.refs, args.hyps, formats=(args.format, args.ref_format, args.hyp_format),
-                          lang=getattr(args, "lang", None))
+                          lang=getattr(args, "lang", None), workers=settings.workers)
     with steps.step("read and paired the inputs"):
         paired = load_pairs(args) if source is None else None
     pairs: Any = source if source is not None else paired.pairs  # type: ignore[union-attr]

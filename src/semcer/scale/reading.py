@@ -2,13 +2,14 @@
 
 :func:`semcer.io.collections.read_collection` reads a whole file into memory (several times the
 file's size as Python objects). For two ``.jsonl`` files that list the same ids in the same order,
-pairing them needs no index: :func:`jsonl_source` reads both once to check them (the same
-parser, the same per-record checks, every id kept only once, in a set) and keeps where every
-sixteenth line starts; then each chunk is read where it is prepared (a worker process), from its
-byte position. Anything else (another format, compressed input, standard input, a
-BOM, ids in another order or on one side only, a doc or lang the two sides disagree on, a record the
-fast checks do not accept, a malformed line) returns None, and the caller reads the files whole as
-before: its error messages and its pairing rules stay the only ones.
+pairing them needs no index: :func:`jsonl_source` finds where every sixteenth line of each file
+starts, then checks every record (the same parser, the same per-record checks, every id kept only
+once, in a set; the parts of a large input checked by worker processes); then each chunk is read
+where it is prepared (a worker process), from its byte position. Anything else (another format,
+compressed input, standard input, a BOM, ids in another order or on one side only, a doc or lang
+the two sides disagree on, a record the fast checks do not accept, a malformed line) returns None,
+and the caller reads the files whole as before: its error messages and its pairing rules stay the
+only ones.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from semcer.alignment.engine import Pair
 from semcer.errors import InputError
 from semcer.io.collections import detect_format
 from semcer.io.jsonl import binary_format, check_strings, parse
+from semcer.scale.executors import start_pool
 
 _HEAD = 1 << 20  # what format detection looks at
 
@@ -135,26 +137,78 @@ class RawPairs:
         return InputError(f"{self.refs} or {self.hyps} changed while being scored; run again")
 
 
-def jsonl_source(refs: str, hyps: str, *, formats: tuple[str | None, ...], lang: str | None) -> JsonlSource | None:
+#: Lines from which the check pass is shared among worker processes (below, starting them costs more).
+PARALLEL_CHECK_LINES = 100_000
+
+
+def jsonl_source(refs: str, hyps: str, *, formats: tuple[str | None, ...], lang: str | None,
+                 workers: int = 1) -> JsonlSource | None:
     """A :class:`JsonlSource` when both inputs are plain ``.jsonl`` files with the same ids in the same
-    order and every record passes (checked here, through both files); else None."""
+    order and every record passes (checked here, through both files, by up to ``workers``
+    processes); else None."""
     paths = [Path(refs), Path(hyps)]
     if any(f not in (None, "jsonl") for f in formats) or not all(_plain(p) for p in paths):
         return None
-    seen: set[str] = set()
-    starts = (array("Q"), array("Q"))
     try:
         with open(paths[0], "rb") as rf, open(paths[1], "rb") as hf:
             stamps = (_stamp(rf), _stamp(hf))
-            count = sum(1 for _ in _pairs(rf, hf, paths, lang, seen, starts))
-    except (_Unusual, InputError, OSError, UnicodeDecodeError):
+            (count, ref_starts), (hyp_count, hyp_starts) = _index(rf), _index(hf)
+    except OSError:
         return None
-    return JsonlSource(paths[0], paths[1], lang, count, starts, stamps) if count else None
+    if count != hyp_count or not count:
+        return None
+    source = JsonlSource(paths[0], paths[1], lang, count, (ref_starts, hyp_starts), stamps)
+    return source if _checked(source, workers if count >= PARALLEL_CHECK_LINES else 1) else None
 
 
 def _stamp(fh: Any) -> tuple[int, int]:
     st = os.fstat(fh.fileno())
     return st.st_size, st.st_mtime_ns
+
+
+def _index(fh: Any) -> tuple[int, array]:
+    """How many lines a file has before its trailing blank ones, and where every ``_STRIDE``-th starts."""
+    starts = array("Q")
+    pos = count = 0
+    for n, line in enumerate(fh):
+        if n % _STRIDE == 0:
+            starts.append(pos)
+        pos += len(line)
+        if line.strip():
+            count = n + 1
+    return count, starts
+
+
+def _checked(source: JsonlSource, workers: int) -> bool:
+    """Whether every line pair passes the per-record checks and no id comes twice (the lines checked
+    in parts, by ``workers`` processes when more than one)."""
+    size = -(-source.count // (4 * workers)) if workers > 1 else source.count
+    parts = source.chunks(size)
+    seen: set[str] = set()
+    results: Iterable[list[str] | None]
+    if workers > 1:
+        pool = start_pool(workers)
+        try:
+            results = list(pool.imap(_ids, parts))
+        finally:
+            pool.terminate()
+            pool.join()
+    else:
+        results = map(_ids, parts)
+    for ids in results:
+        if ids is None:
+            return False
+        seen.update(ids)
+    return len(seen) == source.count
+
+
+def _ids(raw: RawPairs) -> list[str] | None:
+    """The ids of a chunk's line pairs when every pair passes the checks (not blank, the same id on
+    both sides, a doc and lang they agree on, fields of the right types), else None."""
+    try:
+        return [p.id for p in raw.pairs()]
+    except InputError:
+        return None
 
 
 def _plain(p: Path) -> bool:
@@ -165,51 +219,11 @@ def _plain(p: Path) -> bool:
     return binary_format(head) is None and not head.startswith(b"\xef\xbb\xbf") and detect_format(head, p.suffix) == "jsonl"
 
 
-def _pairs(rf: Any, hf: Any, paths: list[Path], lang: str | None, seen: set[str],
-           starts: tuple[array, array]) -> Iterator[Pair]:
-    """The pairs of the two open files, line by line (every ``_STRIDE``-th line's start kept in
-    ``starts``); :class:`_Unusual` as soon as the plain case ends."""
-    for n, (rline, hline) in enumerate(_lockstep(rf, hf, starts), 1):
-        pair = _pair(rline, hline, f"{paths[0]}:{n}", f"{paths[1]}:{n}", lang)
-        if pair.id in seen:
-            raise _Unusual  # a duplicate id: the whole-file reader names it
-        seen.add(pair.id)
-        yield pair
-
-
 def _pair(rline: str, hline: str, rwhere: str, hwhere: str, lang: str | None) -> Pair:
     r, h = _record(rline, rwhere), _record(hline, hwhere)
     if r[0] != h[0]:
         raise _Unusual
     return Pair(r[0], r[1], h[1], _agree(r[2], h[2]) or r[0], _agree(r[3], h[3]) or lang)
-
-
-def _lockstep(rf: Any, hf: Any, starts: tuple[array, array]) -> Iterator[tuple[str, str]]:
-    """Line pairs of two files (``\\r\\n`` read as ``\\n``); blank lines only at the end of both. The
-    byte position of every ``_STRIDE``-th line pair is appended to ``starts``."""
-    blank = False
-    ra, ha = starts
-    rpos = hpos = 0
-    n = 0
-    while True:
-        a, b = rf.readline(), hf.readline()
-        if not a and not b:
-            return
-        sa, sb = _text(a), _text(b)
-        if not sa.strip() or not sb.strip():
-            if sa.strip() or sb.strip():
-                raise _Unusual
-            blank = True
-            continue
-        if blank:
-            raise _Unusual  # a blank line before the end: the whole-file reader explains it
-        if n % _STRIDE == 0:
-            ra.append(rpos)
-            ha.append(hpos)
-        n += 1
-        rpos += len(a)
-        hpos += len(b)
-        yield sa, sb
 
 
 def _text(raw: bytes) -> str:
