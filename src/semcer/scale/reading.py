@@ -139,6 +139,7 @@ class RawPairs:
 
 #: Lines from which the check pass is shared among worker processes (below, starting them costs more).
 PARALLEL_CHECK_LINES = 100_000
+_CHECK_PART = 20_000  # lines checked at a time (what is held in memory while they are)
 
 
 def jsonl_source(refs: str, hyps: str, *, formats: tuple[str | None, ...], lang: str | None,
@@ -182,8 +183,7 @@ def _index(fh: Any) -> tuple[int, array]:
 def _checked(source: JsonlSource, workers: int) -> bool:
     """Whether every line pair passes the per-record checks and no id comes twice (the lines checked
     in parts, by ``workers`` processes when more than one)."""
-    size = -(-source.count // (4 * workers)) if workers > 1 else source.count
-    parts = source.chunks(size)
+    parts = source.chunks(_CHECK_PART)
     seen: set[str] = set()
     results: Iterable[list[str] | None]
     if workers > 1:
