@@ -147,3 +147,4 @@ class HeldPoolExecutor:
             pool.terminate()
         for pool in self._pools:
             pool.join()
+        self._pools = []

@@ -173,14 +173,16 @@ class _Run:
         handed: dict[int, ChunkTask] = {}
         if getattr(executor, "held", False):
             self._execute_held(executor.prepared(_tee(pending, handed)), handed)
-            return
-        flight: deque[_Dispatched] = deque()
-        for prep in executor.prepared(_tee(pending, handed)):
-            flight.append(self._dispatch(prep, handed.pop(prep.index), executor))
-            if len(flight) >= executor.workers:
+        else:
+            flight: deque[_Dispatched] = deque()
+            for prep in executor.prepared(_tee(pending, handed)):
+                flight.append(self._dispatch(prep, handed.pop(prep.index), executor))
+                if len(flight) >= executor.workers:
+                    self._land(flight.popleft())
+            while flight:
                 self._land(flight.popleft())
-        while flight:
-            self._land(flight.popleft())
+        if not hasattr(executor, "refresh_stats"):
+            executor.close()  # every chunk has landed: the workers' memory is given back before the result is built
 
     def _execute_held(self, preps: Iterator[HeldChunk], handed: dict[int, ChunkTask]) -> None:
         """Chunks held by their workers (:mod:`semcer.scale.held`): judged while earlier ones finish."""
