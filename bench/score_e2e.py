@@ -11,6 +11,9 @@ once per machine into semcer's cache folder (`judges/rubric/lexicon_store.py`); 
 each size once with `SEMCER_CACHE_DIR` pointing at an empty folder, so that the one-time build is
 reported apart from the usual run (warm disk cache, cold process). Beside it, on the same lines and in
 the same run: `semcer cer --json` (no judge) and the jiwer user's script (`bench/jiwer_script.py`).
+`semcer score` runs twice: with every core (the default; its worker processes are started by a
+forkserver, so they are not the child's children and its CPU seconds are the parent's alone) and with
+`--workers 1` (everything in one process: its edits per CPU second are the per-core figure).
 Reported per process: wall seconds, CPU seconds (user + system, the figure that holds on a shared
 machine), lines/s, judged edits/s (edits / wall, and edits / CPU second), and peak resident
 memory read from the kernel for that child alone (`os.wait4`). Compare it with the warm judge
@@ -64,9 +67,11 @@ def run(cmd: list[str], cache_dir: str | None = None) -> tuple[float, float, str
         return seconds, usage.ru_maxrss / 1024, out.read().decode(), usage.ru_utime + usage.ru_stime
 
 
-def _score(py: str, r: Path, h: Path, store: Path, cache_dir: str | None = None) -> tuple[float, float, int, float]:
-    s, rss, out, cpu = run([py, "-m", "semcer.cli", "score", str(r), str(h), "--json", "--quiet", "--store", str(store)],
-                           cache_dir)
+def _score(py: str, r: Path, h: Path, store: Path, cache_dir: str | None = None,
+           workers: int | None = None) -> tuple[float, float, int, float]:
+    more = [] if workers is None else ["--workers", str(workers)]
+    s, rss, out, cpu = run([py, "-m", "semcer.cli", "score", str(r), str(h), "--json", "--quiet", "--store", str(store),
+                            *more], cache_dir)
     return s, rss, json.loads(out)["judge"]["edits"], cpu
 
 
@@ -84,8 +89,11 @@ def measure(n: int, refs: Path, hyps: Path, cold: bool = False) -> list[dict]:
             rows.append({"run": "semcer score, empty lexicon cache (builds the tables)", "lines": n, "seconds": s,
                          "rss": rss, "edits": edits, "cpu": cpu})
         s, rss, edits, cpu = _score(py, r, h, Path(tmp) / "store.sqlite")
-        rows.append({"run": "semcer score (default judge, fresh store)", "lines": n, "seconds": s, "rss": rss,
-                     "edits": edits, "cpu": cpu})
+        rows.append({"run": "semcer score (default judge, fresh store; all cores: CPU s is the parent's alone)",
+                     "lines": n, "seconds": s, "rss": rss, "edits": edits, "cpu": cpu})
+        s, rss, edits, cpu = _score(py, r, h, Path(tmp) / "store-1.sqlite", workers=1)
+        rows.append({"run": "semcer score --workers 1 (one core: per CPU s is judged edits per core-second)",
+                     "lines": n, "seconds": s, "rss": rss, "edits": edits, "cpu": cpu})
         s, rss, _, cpu = run([py, "-m", "semcer.cli", "cer", str(r), str(h), "--json", "--quiet"])
         rows.append({"run": "semcer cer --json", "lines": n, "seconds": s, "rss": rss, "edits": None, "cpu": cpu})
         o = Path(tmp) / "jiwer.json"
