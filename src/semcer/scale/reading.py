@@ -182,24 +182,25 @@ def _index(fh: Any) -> tuple[int, array]:
 
 def _checked(source: JsonlSource, workers: int) -> bool:
     """Whether every line pair passes the per-record checks and no id comes twice (the lines checked
-    in parts, by ``workers`` processes when more than one)."""
+    in parts, by ``workers`` processes when more than one; the first part that fails ends it)."""
     parts = source.chunks(_CHECK_PART)
+    if workers == 1:
+        return _all_pass(map(_ids, parts), source.count)
+    pool = start_pool(workers)
+    try:
+        return _all_pass(pool.imap(_ids, parts), source.count)
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _all_pass(results: Iterable[list[str] | None], count: int) -> bool:
     seen: set[str] = set()
-    results: Iterable[list[str] | None]
-    if workers > 1:
-        pool = start_pool(workers)
-        try:
-            results = list(pool.imap(_ids, parts))
-        finally:
-            pool.terminate()
-            pool.join()
-    else:
-        results = map(_ids, parts)
     for ids in results:
         if ids is None:
             return False
         seen.update(ids)
-    return len(seen) == source.count
+    return len(seen) == count
 
 
 def _ids(raw: RawPairs) -> list[str] | None:
