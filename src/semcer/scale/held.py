@@ -10,6 +10,7 @@ beside CER); judges the edits the parent names as new, by position, and writes t
 judged or been sent (bounded), so the repeats of an edit it has seen cost the parent nothing. The
 parent decides which edits are new exactly as with one process, so no edit is judged twice.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -71,10 +72,9 @@ def judge_held(index: int, positions: Sequence[int], spec_json: str, identity: s
                store_path: str | None, stored: bool) -> tuple[list[Judgement], ReadyRows | None, int]:
     """Judge the held chunk's edits at ``positions`` of the keys it asked for (distinct, new) as
     :func:`judge_ready` does."""
-    prep = _held(index)
-    asked = list(_ASKED[index])
+    prep, first = _held(index), _ASKED[index]
+    asked = list(first)
     keys = [asked[p] for p in positions]
-    first = _ASKED[index]
     out = judge_ready(spec_json, identity, [prep.contexts[first[k]] for k in keys], keys, store_path, stored)
     _JUDGED[index] = dict(zip(keys, out[0]))
     return out
@@ -89,10 +89,11 @@ def finish_held(index: int, known: Sequence[Judgement], ask: FinishAsk) -> Finis
     others = [k for k in _ASKED.pop(index) if k not in mine]
     if len(others) != len(known):
         raise JudgeError(f"chunk {index}: {len(known)} judgements sent for {len(others)} edits judged elsewhere")
+    sent = dict(zip(others, known))
     judgements = _LOCAL.pop(index)
-    judgements.update(zip(others, known))
+    judgements.update(sent)
     judgements.update(mine)
-    _remember(mine, dict(zip(others, known)))
+    _remember(mine, sent)
     del _HELD[index]
     every = [judgements[k] for k in prep.keys]
     return finish_chunk(prep, every, [j.severity for j in every], ask)
