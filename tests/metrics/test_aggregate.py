@@ -89,3 +89,31 @@ def test_aggregate_by_hand():
     assert [d.doc for d in agg.documents] == ["A", "B"]
     plain = aggregate(stats, ["A", "A", "B"], judged=False)
     assert plain.document_mean_semcer is None and plain.document_mean_cer == agg.document_mean_cer
+
+
+_sev = st.none() | st.floats(min_value=0, max_value=50, allow_nan=False) | st.sampled_from([0.0, 1 / 3, 0.1, 5e-324])
+
+
+@st.composite
+def _line(draw):
+    from semcer.alignment.line import LineResult
+
+    line_id = draw(st.sampled_from(["a", "b", "c", "d", "x1", "x2", "é"]))  # duplicate ids allowed, as in pairs
+    doc = draw(st.sampled_from([line_id, line_id, "a", "D", "E", "é"]))  # own document, or a name another line has
+    counts = draw(st.tuples(*[st.integers(0, 40)] * 3, st.integers(0, 60) | st.just(0)))
+    return LineResult(line_id, doc, None, LineStats(*counts, draw(_sev)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_line(), max_size=25) | st.lists(_line(), max_size=25, unique_by=lambda r: r.id).map(
+    lambda rs: [r._replace(doc=r.id) for r in rs]), st.booleans())
+def test_the_column_aggregation_equals_the_rule_bit_for_bit(lines, judged):
+    """aggregate_table (a streamed run's) against aggregate over the same rows: documents in order,
+    totals and exact sums, means; floats compared by repr, so -0.0 or one ulp would show."""
+    from semcer.alignment.table import LineTable
+    from semcer.metrics.aggregate import aggregate_table
+
+    want = aggregate([r.stats for r in lines], [r.doc for r in lines], judged=judged)
+    got = aggregate_table(LineTable(lines), judged=judged)
+    assert got == want
+    assert repr(got) == repr(want)

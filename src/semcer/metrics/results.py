@@ -5,6 +5,7 @@ Undefined values are ``None`` (``null`` in JSON), never Infinity or NaN.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +32,7 @@ class Evaluation:
     """A corpus evaluation: statistics per line, per document, corpus and document mean."""
 
     signature: Signature
-    lines: tuple[LineResult, ...]
+    lines: Sequence[LineResult]  # a tuple, or a LineTable from a streamed run
     aggregation: Aggregation
     skipped_empty: tuple[str, ...] = ()
     judged: tuple[JudgedEdit, ...] | None = None  # every judged edit, when a judge ran

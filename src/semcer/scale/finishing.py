@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from semcer.alignment.line import LineResult
+from semcer.alignment.table import LineTable
 from semcer.judges.distribution import Judgement
 from semcer.metrics.spans import judged_spans
 from semcer.scale.chunks import Prepared
@@ -41,7 +41,7 @@ class Finished:
     """A finished chunk: its rows (with their severity mass, without edits), its top-list candidates
     and its report digest (None when no report was asked for)."""
 
-    rows: tuple[LineResult, ...]
+    rows: LineTable
     candidates: tuple[Any, ...]
     digest: ChunkDigest | None
 
@@ -61,5 +61,5 @@ def finish_chunk(prep: Prepared, every: Sequence[Judgement], severities: Sequenc
         top = TopList(ask.top, edit_rank if ask.by_edit else span_rank)
         top.offer(judged if ask.by_edit else judged_spans(judged))
         candidates = top.items()
-    return Finished(tuple(tuple.__new__(LineResult, (r[0], r[1], r[2], r[3], None, None)) for r in rows),
+    return Finished(LineTable(rows),
                     tuple(candidates), None if ask.report is None else chunk_digest(judged, ask.report))

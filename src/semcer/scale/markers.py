@@ -12,6 +12,7 @@ are Python pickles, read only from a folder the user named.
 from __future__ import annotations
 
 import pickle
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ class ChunkOutcome:
 
     index: int
     fingerprint: str
-    rows: tuple[LineResult, ...]
+    rows: Sequence[LineResult]  # a LineTable
     skipped: tuple[str, ...]
     new: tuple[tuple[str, Judgement], ...]
     cache: CacheStats

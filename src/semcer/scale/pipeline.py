@@ -27,14 +27,14 @@ from typing import Any, cast
 
 from semcer.alignment.context import EditContext
 from semcer.alignment.engine import Pair, check_empty_ref
-from semcer.alignment.line import LineResult
+from semcer.alignment.table import LineTable
 from semcer.api.evaluation import PageScores, opened_judge, opened_store
 from semcer.api.report import EditDigest
 from semcer.errors import InputError, SemcerError
 from semcer.io.formats.provenance import Provenance
 from semcer.judges.base import JudgeBase
 from semcer.judges.distribution import Judgement
-from semcer.metrics.aggregate import aggregate
+from semcer.metrics.aggregate import aggregate_table
 from semcer.metrics.fca import LineAssignment
 from semcer.metrics.results import Evaluation, Unmatched
 from semcer.metrics.signature import Signature
@@ -147,9 +147,7 @@ class _Run:
         self.beside = _Beside(CER_ONLY, get_policy(None), "grapheme")
         self.report = None if settings.report is None else ReportFold(settings.report)
         self.provenance: Provenance | None = None
-        self._langs: dict[str, str] = {}
-        self._last_doc = ""
-        self.rows: list[Any] = []
+        self.rows = LineTable()  # what memory keeps of every line: about 40 bytes and its id
         self.skipped: list[str] = []
         self.seen: dict[str, Judgement] = {}
         self.flying: set[str] = set()  # keys being judged for chunks in flight
@@ -308,7 +306,7 @@ class _Run:
                             batch_size=j.preferred_batch_size, deterministic=j.deterministic, keys=keys)
 
     def _fold(self, outcome: ChunkOutcome, lines: int) -> None:
-        self.rows.extend(self._shared(outcome.rows))
+        self.rows.extend(outcome.rows)
         self.skipped.extend(outcome.skipped)
         self.seen.update(outcome.new)
         sev = self.severity
@@ -326,26 +324,14 @@ class _Run:
         if self.line_bar is not None:
             self.line_bar(lines)
 
-    def _shared(self, rows: Sequence[Any]) -> Iterator[Any]:
-        """The rows with one string object per language, and per run of lines of one document (a
-        row that came back from a worker has its own copies): the rows are what memory keeps of
-        every line."""
-        langs, last = self._langs, self._last_doc
-        for r in rows:
-            doc = r.id if r.doc == r.id else last if r.doc == last else r.doc
-            last = doc
-            lang = r.lang if r.lang is None else langs.setdefault(r.lang, r.lang)
-            yield r if doc is r.doc and lang is r.lang else tuple.__new__(LineResult, (r[0], doc, lang, r[3], None, None))
-        self._last_doc = last
-
     def result(self, signature: Signature, unmatched: Unmatched) -> Streamed:
         rows = self.rows
-        agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=True)
+        agg = aggregate_table(rows, judged=True)
         stats = None
         if self.judge.stats is not None and hasattr(self.executor, "refresh_stats"):
             self.executor.refresh_stats()  # the requests were made by the Ray actors
             stats = self.executor.stats
-        ev = Evaluation(signature, tuple(rows), agg, tuple(self.skipped), None,
+        ev = Evaluation(signature, rows, agg, tuple(self.skipped), None,
                         judge_run(self.judge, self.cache, stats), unmatched)
         return Streamed(ev, tuple(self.top.items()), None, *self.beside.results())
 
