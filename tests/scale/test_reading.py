@@ -123,6 +123,7 @@ def test_the_check_pass_refuses_what_the_whole_reader_must_explain(tmp_path, mon
     from semcer.scale import reading
 
     monkeypatch.setattr(reading, "PARALLEL_CHECK_LINES", 10)
+    monkeypatch.setattr(reading, "_CHECK_PART", 50)
     n = 200
     refs = [{"id": f"l{i}", "text": f"ref {i}", "doc": f"d{i // 10}"} for i in range(n)]
     hyps = [{"id": f"l{i}", "text": f"hyp {i}"} for i in range(n)]
@@ -147,3 +148,17 @@ def test_the_check_pass_refuses_what_the_whole_reader_must_explain(tmp_path, mon
         assert [p.id for c in got.chunks(64) for p in c.pairs()] == [f"l{i}" for i in range(n)]
     else:
         assert got is None
+
+
+def test_ids_are_compared_as_strings_not_as_their_look(tmp_path, monkeypatch):
+    """Ids are hashed from their UTF-8 bytes: a precomposed and a decomposed "é" are two ids (the
+    whole-file reader thinks so too), and the same id twice, in different parts, is a duplicate."""
+    from semcer.scale import reading
+
+    for ids, distinct in ((["é", "e\u0301", "a"], True), (["é", "a", "b", "é"], False)):
+        rows = [{"id": i, "text": "x"} for i in ids]
+        _write(tmp_path / "r.jsonl", rows)
+        _write(tmp_path / "h.jsonl", rows)
+        monkeypatch.setattr(reading, "_CHECK_PART", 2)
+        got = jsonl_source(str(tmp_path / "r.jsonl"), str(tmp_path / "h.jsonl"), formats=(None,), lang=None)
+        assert (got is not None) is distinct

@@ -3,9 +3,9 @@
 :func:`semcer.io.collections.read_collection` reads a whole file into memory (several times the
 file's size as Python objects). For two ``.jsonl`` files that list the same ids in the same order,
 pairing them needs no index: :func:`jsonl_source` finds where every sixteenth line of each file
-starts, then checks every record (the same parser, the same per-record checks, every id kept only
-once, in a set; the parts of a large input checked by worker processes); then each chunk is read
-where it is prepared (a worker process), from its byte position. Anything else (another format,
+starts, then checks every record (the same parser, the same per-record checks; every id kept as an
+8-byte hash, to find one that comes twice; the parts of a large input checked by worker processes);
+then each chunk is read where it is prepared (a worker process), from its byte position. Anything else (another format,
 compressed input, standard input, a BOM, ids in another order or on one side only, a doc or lang
 the two sides disagree on, a record the fast checks do not accept, a malformed line) returns None,
 and the caller reads the files whole as before: its error messages and its pairing rules stay the
@@ -17,8 +17,11 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Iterable, Iterator
+from hashlib import blake2b
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from semcer.alignment.engine import Pair
 from semcer.errors import InputError
@@ -194,22 +197,28 @@ def _checked(source: JsonlSource, workers: int) -> bool:
         pool.join()
 
 
-def _all_pass(results: Iterable[list[str] | None], count: int) -> bool:
-    seen: set[str] = set()
-    for ids in results:
-        if ids is None:
+def _all_pass(results: Iterable[bytes | None], count: int) -> bool:
+    """Every part passed and the ``count`` ids are distinct: their 8-byte hashes (8 bytes a line in
+    memory, not a set of strings) sorted and compared. Two equal hashes, two equal ids or (about once
+    in 10**18 pairs) a collision, answer False: the whole-file reader then checks exactly, naming the
+    duplicate."""
+    hashes = bytearray()
+    for part in results:
+        if part is None:
             return False
-        seen.update(ids)
-    return len(seen) == count
+        hashes += part
+    ids = np.frombuffer(hashes, dtype=np.uint64)
+    return len(ids) == count and bool(np.all(np.diff(np.sort(ids)) != 0))
 
 
-def _ids(raw: RawPairs) -> list[str] | None:
-    """The ids of a chunk's line pairs when every pair passes the checks (not blank, the same id on
-    both sides, a doc and lang they agree on, fields of the right types), else None."""
+def _ids(raw: RawPairs) -> bytes | None:
+    """The 8-byte hashes of a chunk's ids, end to end, when every pair passes the checks (not blank,
+    the same id on both sides, a doc and lang they agree on, fields of the right types), else None."""
     try:
-        return [p.id for p in raw.pairs()]
+        pairs = raw.pairs()
     except InputError:
         return None
+    return b"".join(blake2b(p.id.encode("utf-8", "surrogatepass"), digest_size=8).digest() for p in pairs)
 
 
 def _plain(p: Path) -> bool:
