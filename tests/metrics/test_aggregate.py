@@ -117,3 +117,23 @@ def test_the_column_aggregation_equals_the_rule_bit_for_bit(lines, judged):
     got = aggregate_table(LineTable(lines), judged=judged)
     assert got == want
     assert repr(got) == repr(want)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_line(), max_size=30) | st.lists(_line(), max_size=25, unique_by=lambda r: r.id).map(
+    lambda rs: [r._replace(doc=r.id) for r in rs]), st.lists(st.integers(0, 30), max_size=6), st.booleans())
+def test_documents_folded_chunk_by_chunk_equal_the_rule_bit_for_bit(lines, cuts, judged):
+    """A streamed run's fold: the lines in chunks cut anywhere (a document split across chunks, a
+    line that is its own document in one chunk and named by a line of another) give aggregate's
+    Aggregation over all of them, repr for repr."""
+    from semcer.alignment.table import LineTable
+    from semcer.metrics.aggregate import DocumentFold
+
+    fold = DocumentFold()
+    bounds = [0, *sorted(c for c in cuts if c <= len(lines)), len(lines)]
+    for a, b in zip(bounds, bounds[1:]):
+        fold.fold(LineTable(lines[a:b]))
+    want = aggregate([r.stats for r in lines], [r.doc for r in lines], judged=judged)
+    got = fold.aggregation(judged=judged)
+    assert got == want
+    assert repr(got) == repr(want)

@@ -267,3 +267,27 @@ def test_a_held_chunk_asks_only_for_what_its_worker_has_not_seen(paired, judge, 
     got = held.finish_held(1, [by_key[k] for k in b.keys], ask)
     assert got == want1 and got != want0  # the same edits, other line ids
     assert not (held._HELD or held._ASKED or held._LOCAL or held._JUDGED)
+
+
+@pytest.mark.parametrize("block", [1, 7, 1000])
+def test_lines_kept_on_disk_in_blocks_give_the_one_pass_result(paired, judge, whole, monkeypatch, block):
+    """The run's lines in blocks on disk (here of 1 or 7 lines, and none written): the same JSON, the
+    same rows by index and by iteration, and the blocks' folder removed with the result."""
+    import gc
+
+    from semcer.scale import lines
+
+    monkeypatch.setattr(lines, "BLOCK_LINES", block)
+    got = _streamed(paired, judge, chunk_lines=5)
+    kept = got.evaluation.lines
+    assert isinstance(kept, lines.SpilledLines)
+    assert (kept.blocks_written > 0) is (block < len(whole.lines)) and len(kept._tail) < max(block, 5)
+    assert got.evaluation.to_dict(lines=True, by=("lang", "doc")) == whole.to_dict(lines=True, by=("lang", "doc"))
+    want = [r._replace(edits=None, alignment=None) for r in whole.lines]  # a streamed run keeps no edits
+    assert list(kept) == want and kept == want and len(kept) == len(want)
+    assert [kept[k] for k in (-1, 0, len(kept) // 2, 3)] == [want[k] for k in (-1, 0, len(kept) // 2, 3)]
+    assert kept[2:9] == tuple(want[2:9])
+    folder = kept._folder
+    del got, kept
+    gc.collect()
+    assert folder is None or not folder.exists()

@@ -178,3 +178,33 @@ def _total_of(counts: np.ndarray, severity: np.ndarray) -> Totals:
         return Totals(s, d, i, u, n, None, None)
     exact = ExactSum.of(severity.tolist())
     return Totals(s, d, i, u, n, exact.value, exact)
+
+
+class DocumentFold:
+    """The documents of lines that come in chunks, in order: :meth:`aggregation` is :func:`aggregate`
+    of every line folded, bit for bit (a document's chunks are merged exactly, :func:`merge`), while
+    only one :class:`Totals` per document is kept, not the lines."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, Totals] = {}
+        self._lines = 0
+
+    def fold(self, table: LineTable) -> None:
+        """Add the lines of ``table``, which come after every line folded so far."""
+        docs = self._docs
+        documents = aggregate_table(table, judged=False).documents
+        if documents is None:  # every line of the chunk its own document
+            new = tuple.__new__
+            documents = tuple(new(DocumentResult, (r[1], new(Totals, (st[0], st[1], st[2], st[3], 1, st[4], None))))
+                              for r in table for st in (r[3],))
+        for name, totals in documents:
+            old = docs.get(name)
+            docs[name] = totals if old is None else merge((old, totals))
+        self._lines += len(table)
+
+    def aggregation(self, *, judged: bool) -> Aggregation:
+        per_doc = list(self._docs.values())
+        documents = (None if len(per_doc) == self._lines
+                     else tuple(map(tuple.__new__, repeat(DocumentResult), self._docs.items())))
+        dm_cer, n_def, dm_sem, failed = document_means(per_doc, judged=judged)
+        return Aggregation(documents, merge(per_doc), dm_cer, dm_sem, n_def, failed)

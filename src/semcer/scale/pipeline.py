@@ -27,14 +27,14 @@ from typing import Any, cast
 
 from semcer.alignment.context import EditContext
 from semcer.alignment.engine import Pair, check_empty_ref
-from semcer.alignment.table import LineTable
+from semcer.alignment.table import as_table
 from semcer.api.evaluation import PageScores, opened_judge, opened_store
 from semcer.api.report import EditDigest
 from semcer.errors import InputError, SemcerError
 from semcer.io.formats.provenance import Provenance
 from semcer.judges.base import JudgeBase
 from semcer.judges.distribution import Judgement
-from semcer.metrics.aggregate import aggregate_table
+from semcer.metrics.aggregate import DocumentFold
 from semcer.metrics.fca import LineAssignment
 from semcer.metrics.results import Evaluation, Unmatched
 from semcer.metrics.signature import Signature
@@ -44,6 +44,7 @@ from semcer.scale.chunks import CER_ONLY, DEFAULT_CHUNK_LINES, Beside, ChunkTask
 from semcer.scale.executors import InlineExecutor, Pending, PoolExecutor
 from semcer.scale.finishing import FinishAsk, Finished, finish_chunk
 from semcer.scale.held import HeldChunk, HeldPoolExecutor
+from semcer.scale.lines import SpilledLines
 from semcer.scale.markers import ChunkOutcome, Markers
 from semcer.scale.ranking import EditSpill, TopList, edit_rank, span_rank
 from semcer.scale.reading import JsonlSource
@@ -147,7 +148,8 @@ class _Run:
         self.beside = _Beside(CER_ONLY, get_policy(None), "grapheme")
         self.report = None if settings.report is None else ReportFold(settings.report)
         self.provenance: Provenance | None = None
-        self.rows = LineTable()  # what memory keeps of every line: about 40 bytes and its id
+        self.rows = SpilledLines()  # every line (a block in memory, the others on disk)
+        self.documents = DocumentFold()  # the documents' sums, folded as chunks land
         self.skipped: list[str] = []
         self.seen: dict[str, Judgement] = {}
         self.flying: set[str] = set()  # keys being judged for chunks in flight
@@ -306,7 +308,9 @@ class _Run:
                             batch_size=j.preferred_batch_size, deterministic=j.deterministic, keys=keys)
 
     def _fold(self, outcome: ChunkOutcome, lines: int) -> None:
-        self.rows.extend(outcome.rows)
+        table = as_table(outcome.rows)
+        self.rows.extend(table)
+        self.documents.fold(table)
         self.skipped.extend(outcome.skipped)
         self.seen.update(outcome.new)
         sev = self.severity
@@ -326,7 +330,7 @@ class _Run:
 
     def result(self, signature: Signature, unmatched: Unmatched) -> Streamed:
         rows = self.rows
-        agg = aggregate_table(rows, judged=True)
+        agg = self.documents.aggregation(judged=True)
         stats = None
         if self.judge.stats is not None and hasattr(self.executor, "refresh_stats"):
             self.executor.refresh_stats()  # the requests were made by the Ray actors

@@ -1,0 +1,111 @@
+"""Every line of a streamed run, with memory bounded by a block, not by the corpus.
+
+The parent of a run keeps what it needs of each line (:class:`semcer.alignment.table.LineTable`: an
+id, a document, a language and five numbers, about 50 bytes) for the outputs that list lines (``--lines``, the
+breakdowns, the report's line view); the corpus and document sums are folded as chunks land
+(:class:`semcer.metrics.aggregate.DocumentFold`). :class:`SpilledLines` holds the last
+:data:`BLOCK_LINES` lines in memory and writes each full block to its own temporary folder, so a run
+over 3 million lines holds what a run over 300,000 does. It is a read-only sequence of
+:class:`semcer.alignment.line.LineResult` like the table: iterating reads the blocks in turn;
+indexing reads (and keeps) the one block that has the line. The folder goes when the object does.
+"""
+
+from __future__ import annotations
+
+import pickle
+import tempfile
+import weakref
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import overload
+
+from semcer.alignment.line import LineResult
+from semcer.alignment.table import LineTable
+
+#: Lines kept in memory before a block is written (about 13 MB of table).
+BLOCK_LINES = 1 << 18
+
+
+class SpilledLines(Sequence[LineResult]):
+    """The lines of a run, grown by :meth:`extend`, full blocks of ``block`` lines (default
+    :data:`BLOCK_LINES`) on disk."""
+
+    def __init__(self, block: int | None = None) -> None:
+        self._block = BLOCK_LINES if block is None else block
+        self._tail = LineTable()
+        self._ends: list[int] = []  # the line count after each written block
+        self._folder: Path | None = None
+        self._cached: tuple[int, LineTable] | None = None
+
+    def extend(self, rows: Iterable[LineResult]) -> None:
+        """Append ``rows`` (a chunk's table)."""
+        self._tail.extend(rows)
+        if len(self._tail) >= self._block:
+            self._write()
+
+    def _write(self) -> None:
+        if self._folder is None:
+            tmp = tempfile.TemporaryDirectory(prefix="semcer-lines-")
+            self._folder = Path(tmp.name)
+            weakref.finalize(self, tmp.cleanup)
+        with open(self._path(len(self._ends)), "wb") as fh:
+            pickle.dump(self._tail, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        self._ends.append(self._written + len(self._tail))
+        self._tail = LineTable()
+
+    @property
+    def _written(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    @property
+    def blocks_written(self) -> int:
+        return len(self._ends)
+
+    def _path(self, k: int) -> Path:
+        assert self._folder is not None
+        return self._folder / f"lines-{k:06d}.pkl"
+
+    def _load(self, k: int) -> LineTable:
+        if k == len(self._ends):
+            return self._tail
+        if self._cached is not None and self._cached[0] == k:
+            return self._cached[1]
+        with open(self._path(k), "rb") as fh:
+            table: LineTable = pickle.load(fh)  # our own file, in our own temporary folder
+        self._cached = (k, table)
+        return table
+
+    def __len__(self) -> int:
+        return self._written + len(self._tail)
+
+    @overload
+    def __getitem__(self, k: int) -> LineResult: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> tuple[LineResult, ...]: ...
+
+    def __getitem__(self, k: int | slice) -> LineResult | tuple[LineResult, ...]:
+        if isinstance(k, slice):
+            return tuple(self[j] for j in range(*k.indices(len(self))))
+        n = len(self)
+        if k < 0:
+            k += n
+        if not 0 <= k < n:
+            raise IndexError("line index out of range")
+        block = bisect_right(self._ends, k)
+        return self._load(block)[k - (self._ends[block - 1] if block else 0)]
+
+    def __iter__(self) -> Iterator[LineResult]:
+        for k in range(len(self._ends) + 1):
+            yield from self._load(k)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SpilledLines({len(self)} lines, {len(self._ends)} blocks on disk)"
