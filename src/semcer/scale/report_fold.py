@@ -106,10 +106,13 @@ class StreamedLines:
         self.window, self.identity, self.judgements = window, identity, judgements
         self.provenance = provenance
         self.segments: dict[str, list[Any] | None] = {}
+        self.ids: dict[int, str] = {}  # row -> id of the rows prepared
 
     def prepare(self, ks: Iterable[int]) -> None:
-        ks = list(ks)
-        want = {self.rows[k].id: self.rows[k] for k in ks}
+        ks = sorted(ks)  # in line order: rows kept in blocks on disk are read a block at a time
+        rows = list(map(self.rows.__getitem__, ks))
+        self.ids.update(zip(ks, (r.id for r in rows)))
+        want = {row.id: row for row in rows}
         for pair in _pairs_of(self.pairs, ks, self.skipped):
             row = want.get(pair.id)
             if row is not None:
@@ -129,7 +132,8 @@ class StreamedLines:
         return line_segments(al.ref_units, al.edits, marks or [(None, None, "", None, None)] * len(al.edits))
 
     def __call__(self, k: int) -> list[Any] | None:
-        return self.segments.get(self.rows[k].id)
+        line_id = self.ids.get(k)
+        return self.segments.get(self.rows[k].id if line_id is None else line_id)
 
 
 #: Up to this many skipped lines, the report reads only the lines it shows (and the skipped count
