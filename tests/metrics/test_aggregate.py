@@ -1,5 +1,7 @@
 """The one aggregation rule: corpus and document means of CER and semCER, sums that merge exactly."""
 
+import itertools
+
 import pytest
 from helpers import TableJudge, distribution_with_rating
 from hypothesis import given, settings
@@ -131,7 +133,7 @@ def test_documents_folded_chunk_by_chunk_equal_the_rule_bit_for_bit(lines, cuts,
 
     fold = DocumentFold()
     bounds = [0, *sorted(c for c in cuts if c <= len(lines)), len(lines)]
-    for a, b in zip(bounds, bounds[1:]):
+    for a, b in itertools.pairwise(bounds):
         fold.fold(LineTable(lines[a:b]))
     want = aggregate([r.stats for r in lines], [r.doc for r in lines], judged=judged)
     got = fold.aggregation(judged=judged)
