@@ -291,3 +291,29 @@ def test_lines_kept_on_disk_in_blocks_give_the_one_pass_result(paired, judge, wh
     del got, kept
     gc.collect()
     assert folder is None or not folder.exists()
+
+
+def test_lines_that_cannot_be_kept_on_disk_are_a_clear_error(tmp_path, monkeypatch):
+    """A temporary folder with no room (here: one that does not exist) is a one-line error naming it
+    and TMPDIR, not a traceback; a block gone before it is read back is one too."""
+    import tempfile
+
+    from semcer.alignment.line import LineResult, LineStats
+    from semcer.errors import SemcerError
+    from semcer.scale.lines import SpilledLines
+
+    rows = [LineResult(f"l{k}", "d", "en", LineStats(1, 0, 0, 3, 0.25)) for k in range(4)]
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "missing"))
+    kept = SpilledLines(block=2)
+    with pytest.raises(SemcerError, match="TMPDIR"):
+        kept.extend(rows)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    kept = SpilledLines(block=2)
+    kept.extend(rows)
+    assert kept.blocks_written == 1 and list(kept) == rows  # one extend of 4 lines: one block of 4
+    gone = SpilledLines(block=2)
+    gone.extend(rows)
+    for f in gone._folder.iterdir():
+        f.unlink()
+    with pytest.raises(SemcerError, match="cannot be read back"):
+        list(gone)

@@ -22,6 +22,7 @@ from typing import overload
 
 from semcer.alignment.line import LineResult
 from semcer.alignment.table import LineTable
+from semcer.errors import SemcerError
 
 #: Lines kept in memory before a block is written (about 13 MB of table).
 BLOCK_LINES = 1 << 18
@@ -45,12 +46,17 @@ class SpilledLines(Sequence[LineResult]):
             self._write()
 
     def _write(self) -> None:
-        if self._folder is None:
-            tmp = tempfile.TemporaryDirectory(prefix="semcer-lines-")
-            self._folder = Path(tmp.name)
-            weakref.finalize(self, tmp.cleanup)
-        with open(self._path(len(self._ends)), "wb") as fh:
-            pickle.dump(self._tail, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            if self._folder is None:
+                tmp = tempfile.TemporaryDirectory(prefix="semcer-lines-")
+                self._folder = Path(tmp.name)
+                weakref.finalize(self, tmp.cleanup)
+            with open(self._path(len(self._ends)), "wb") as fh:
+                pickle.dump(self._tail, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        except OSError as exc:
+            where = self._folder or tempfile.gettempdir()
+            raise SemcerError(f"cannot keep the run's lines in the temporary folder {where}: {exc.strerror or exc}; "
+                              "set TMPDIR to a folder with room (about 50 bytes a line)") from None
         self._ends.append(self._written + len(self._tail))
         self._tail = LineTable()
 
@@ -71,8 +77,11 @@ class SpilledLines(Sequence[LineResult]):
             return self._tail
         if self._cached is not None and self._cached[0] == k:
             return self._cached[1]
-        with open(self._path(k), "rb") as fh:
-            table: LineTable = pickle.load(fh)  # our own file, in our own temporary folder
+        try:
+            with open(self._path(k), "rb") as fh:
+                table: LineTable = pickle.load(fh)  # our own file, in our own temporary folder
+        except OSError as exc:
+            raise SemcerError(f"the run's lines kept in {self._folder} cannot be read back: {exc.strerror or exc}") from None
         self._cached = (k, table)
         return table
 
