@@ -5,9 +5,10 @@ The pairs are cut into chunks of consecutive lines (:mod:`semcer.scale.chunks`).
 contexts and store keys. The parent takes the prepared chunks in order, leaves out the edits an
 earlier chunk already judged (by store key, before anything is dispatched), has the distinct new
 ones judged through the store (which only it writes), and folds the chunk in: its lines'
-statistics (edits and alignments dropped), its candidates for the top list, its ranked edits
-spilled to a file. So memory holds one window of chunks, the lines' statistics, and one judgement
-per distinct edit, not every edit of the corpus; and every number is what
+statistics (edits and alignments dropped; a compact table, in blocks on disk beyond the last,
+:mod:`semcer.scale.lines`), its documents' sums, its candidates for the top list, its ranked edits
+spilled to a file. So memory holds one window of chunks, a block of lines, one sum per document and
+one judgement per distinct edit, not every edit or line of the corpus; and every number is what
 :func:`semcer.api.evaluation.evaluate` gives in one pass (integer counts and exact severity sums do
 not depend on the grouping; the same distinct edits are judged, once).
 
