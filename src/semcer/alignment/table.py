@@ -24,7 +24,40 @@ _NAN = math.nan
 _CODEC = "surrogatepass"  # ids decoded from JSON may hold lone surrogates
 
 
-class LineTable(Sequence[LineResult]):
+class LineRows(Sequence[LineResult]):
+    """A read-only sequence of lines built on :meth:`_row` (an index already in range): slices,
+    negative indices, and equality with any sequence of the same rows."""
+
+    __slots__ = ()
+
+    def _row(self, k: int) -> LineResult:
+        raise NotImplementedError
+
+    @overload
+    def __getitem__(self, k: int) -> LineResult: ...
+
+    @overload
+    def __getitem__(self, k: slice) -> tuple[LineResult, ...]: ...
+
+    def __getitem__(self, k: int | slice) -> LineResult | tuple[LineResult, ...]:
+        if isinstance(k, slice):
+            return tuple(self[j] for j in range(*k.indices(len(self))))
+        n = len(self)
+        if k < 0:
+            k += n
+        if not 0 <= k < n:
+            raise IndexError("line index out of range")
+        return self._row(k)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class LineTable(LineRows):
     """Rows of scored lines (id, doc, lang, counts, severity; no edits, no alignment), as columns."""
 
     __slots__ = (
@@ -93,7 +126,7 @@ class LineTable(Sequence[LineResult]):
     def _extend_table(self, other: LineTable) -> None:
         base = len(self._ids)
         self._ids += other._ids
-        self._ends.extend(e + base for e in other._ends) if base else self._ends.extend(other._ends)
+        self._ends.extend((e + base for e in other._ends) if base else other._ends)
         docs = [self._code(self._doc_code, self._new_doc, d) for d in other._docs]
         if docs == list(range(len(docs))):
             self._doc_of.extend(other._doc_of)
@@ -112,20 +145,7 @@ class LineTable(Sequence[LineResult]):
     def __len__(self) -> int:
         return len(self._ends)
 
-    @overload
-    def __getitem__(self, k: int) -> LineResult: ...
-
-    @overload
-    def __getitem__(self, k: slice) -> tuple[LineResult, ...]: ...
-
-    def __getitem__(self, k: int | slice) -> LineResult | tuple[LineResult, ...]:
-        if isinstance(k, slice):
-            return tuple(self[j] for j in range(*k.indices(len(self))))
-        n = len(self._ends)
-        if k < 0:
-            k += n
-        if not 0 <= k < n:
-            raise IndexError("line table index out of range")
+    def _row(self, k: int) -> LineResult:
         start = self._ends[k - 1] if k else 0
         line_id = self._ids[start:self._ends[k]].decode("utf-8", _CODEC)
         c = self._counts[4 * k:4 * k + 4]
@@ -146,13 +166,6 @@ class LineTable(Sequence[LineResult]):
                                     None if sev != sev else sev))
             yield new(LineResult, (line_id, line_id if code == OWN_DOC else docs[code], langs[lang], stats, None, None))
 
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
     def __repr__(self) -> str:
         return f"LineTable({len(self)} lines)"
 
@@ -166,7 +179,7 @@ class LineTable(Sequence[LineResult]):
 
     def columns(self) -> TableColumns:
         """The table's columns as buffers (see :class:`TableColumns`)."""
-        return TableColumns(self._counts, self._severity, self._doc_of, tuple(self._docs), self)
+        return TableColumns(self._counts, self._severity, self._doc_of, tuple(self._docs))
 
     def ids_of(self, positions: Iterable[int]) -> Iterator[str]:
         """The ids of the lines at ``positions``."""
@@ -187,13 +200,13 @@ class LineTable(Sequence[LineResult]):
 
 class TableColumns:
     """A :class:`LineTable`'s columns: ``counts`` (S, D, I, units of each line in turn, unsigned
-    32-bit), ``severity`` (doubles, NaN for unknown), ``doc_of`` (a code into ``docs`` per line, or
-    :data:`OWN_DOC`) and the table, for the ids of the lines that are their own document."""
+    32-bit), ``severity`` (doubles, NaN for unknown) and ``doc_of`` (a code into ``docs`` per line, or
+    :data:`OWN_DOC`: the line's id is its document, :meth:`LineTable.ids_of`)."""
 
-    __slots__ = ("counts", "doc_of", "docs", "severity", "table")
+    __slots__ = ("counts", "doc_of", "docs", "severity")
 
-    def __init__(self, counts: array, severity: array, doc_of: array, docs: tuple[str, ...], table: LineTable) -> None:
-        self.counts, self.severity, self.doc_of, self.docs, self.table = counts, severity, doc_of, docs, table
+    def __init__(self, counts: array, severity: array, doc_of: array, docs: tuple[str, ...]) -> None:
+        self.counts, self.severity, self.doc_of, self.docs = counts, severity, doc_of, docs
 
 
 def as_table(rows: Sequence[LineResult]) -> LineTable:

@@ -79,53 +79,49 @@ def document_means(per_doc: Sequence[LineStats] | Sequence[Totals], *, judged: b
     columns = list(zip(*per_doc))  # C speed: per_doc is one tuple per document
     s, d, i, u = columns[:4]
     sev = columns[4 if isinstance(per_doc[0], LineStats) else 5]  # LineStats or Totals
-    edits = np.asarray(s, dtype=np.int64) + np.asarray(d, dtype=np.int64) + np.asarray(i, dtype=np.int64)
-    severity = np.array([math.nan if x is None else x for x in sev], dtype=np.float64) if judged else None
-    return _means(edits, np.asarray(u, dtype=np.int64), severity)
-
-
-def _means(edits: np.ndarray, units: np.ndarray, severity: np.ndarray | None
-           ) -> tuple[float | None, int, float | None, int]:
-    """:func:`document_means` of the documents' edits, units and severities (NaN: unknown; None:
-    not judged), as arrays."""
+    units = np.asarray(u, dtype=np.int64)
     defined = units > 0
     n_def = int(defined.sum())
     if not n_def:
         return None, 0, None, 0
-    kept_units = units[defined]
-    dm_cer = math.fsum((edits[defined] / kept_units).tolist()) / n_def
-    if severity is None:
+    edits = np.asarray(s, dtype=np.int64) + np.asarray(d, dtype=np.int64) + np.asarray(i, dtype=np.int64)
+    dm_cer = math.fsum((edits[defined] / units[defined]).tolist()) / n_def
+    if not judged:
         return dm_cer, n_def, None, 0
-    kept = severity[defined]
-    failed = int(np.isnan(kept).sum())
-    dm_sem = None if failed else math.fsum((kept / kept_units).tolist()) / n_def
+    kept = [(x, n) for x, n, ok in zip(sev, u, defined.tolist()) if ok]
+    failed = sum(1 for x, _ in kept if x is None)
+    dm_sem = None if failed else math.fsum(x / n for x, n in kept if x is not None) / n_def
     return dm_cer, n_def, dm_sem, failed
 
 
 def aggregate_table(table: LineTable, *, judged: bool) -> Aggregation:
-    """:func:`aggregate` of the lines of ``table``, from its columns: equal to it bit for bit, without
-    building a row per line (documents are grouped by code, their sums taken by numpy)."""
+    """:func:`aggregate` of the lines of ``table``, equal to it bit for bit, from its columns."""
+    return _of_documents(table_documents(table), len(table), judged=judged)
+
+
+def _of_documents(documents: tuple[DocumentResult, ...], lines: int, *, judged: bool) -> Aggregation:
+    """The Aggregation of ``lines`` lines whose documents (in order of first appearance) are
+    ``documents``: :func:`aggregate`'s, since merged totals equal one-pass ones bit for bit."""
+    per_doc = [d.totals for d in documents]
+    dm_cer, n_def, dm_sem, failed = document_means(per_doc, judged=judged)
+    return Aggregation(None if len(per_doc) == lines else documents, merge(per_doc), dm_cer, dm_sem, n_def, failed)
+
+
+def table_documents(table: LineTable) -> tuple[DocumentResult, ...]:
+    """The documents of ``table``'s lines in order of first appearance, each with :func:`total` of its
+    lines (grouped by code, summed by numpy: no row is built per line)."""
     cols = table.columns()
-    counts = np.frombuffer(cols.counts, dtype=np.uint32).reshape(-1, 4)
-    severity = np.frombuffer(cols.severity, dtype=np.float64)
-    codes, names = _doc_codes(cols)
-    n = len(codes)
-    if not n:
-        return aggregate([], [], judged=judged)
+    if not len(table):
+        return ()
+    codes, names = _doc_codes(table, cols)
     first = np.unique(codes, return_index=True)[1]
-    if len(first) == n:  # every line its own document
-        edits = counts[:, :3].sum(axis=1, dtype=np.int64)
-        dm_cer, n_def, dm_sem, failed = _means(edits, counts[:, 3].astype(np.int64), severity if judged else None)
-        return Aggregation(None, _total_of(counts, severity), dm_cer, dm_sem, n_def, failed)
-    per_doc = _document_totals(codes, counts, severity)
-    documents = tuple(tuple.__new__(DocumentResult, (names[codes[k]], per_doc[g]))
-                      for g, k in sorted(enumerate(first.tolist()), key=lambda gk: gk[1]))
-    ordered = [d.totals for d in documents]
-    dm_cer, n_def, dm_sem, failed = document_means(ordered, judged=judged)
-    return Aggregation(documents, merge(ordered), dm_cer, dm_sem, n_def, failed)
+    per_doc = _document_totals(codes, np.frombuffer(cols.counts, dtype=np.uint32).reshape(-1, 4),
+                               np.frombuffer(cols.severity, dtype=np.float64))
+    return tuple(tuple.__new__(DocumentResult, (names[codes[k]], per_doc[g]))
+                 for g, k in sorted(enumerate(first.tolist()), key=lambda gk: gk[1]))
 
 
-def _doc_codes(cols: TableColumns) -> tuple[np.ndarray, list[str]]:
+def _doc_codes(table: LineTable, cols: TableColumns) -> tuple[np.ndarray, list[str]]:
     """A document code per line (equal codes: equal documents) and the document of each code: a line
     that is its own document gets the code of that document's name when another line names it."""
     codes = np.frombuffer(cols.doc_of, dtype=np.int32).astype(np.int64)
@@ -134,7 +130,7 @@ def _doc_codes(cols: TableColumns) -> tuple[np.ndarray, list[str]]:
     if own.size:
         known = {d: k for k, d in enumerate(names)}
         new = []
-        for line_id in cols.table.ids_of(own.tolist()):
+        for line_id in table.ids_of(own.tolist()):
             code = known.get(line_id)
             if code is None:
                 known[line_id] = code = len(names)
@@ -167,19 +163,6 @@ def _document_totals(codes: np.ndarray, counts: np.ndarray, severity: np.ndarray
     return out
 
 
-def _total_of(counts: np.ndarray, severity: np.ndarray) -> Totals:
-    """:func:`total` of every line, from the columns."""
-    n = len(severity)
-    s, d, i, u = (int(x) for x in counts.sum(axis=0, dtype=np.int64))
-    if n == 1:
-        x = float(severity[0])
-        return Totals(s, d, i, u, 1, None if x != x else x, None)
-    if np.isnan(severity).any():
-        return Totals(s, d, i, u, n, None, None)
-    exact = ExactSum.of(severity.tolist())
-    return Totals(s, d, i, u, n, exact.value, exact)
-
-
 class DocumentFold:
     """The documents of lines that come in chunks, in order: :meth:`aggregation` is :func:`aggregate`
     of every line folded, bit for bit (a document's chunks are merged exactly, :func:`merge`), while
@@ -192,19 +175,11 @@ class DocumentFold:
     def fold(self, table: LineTable) -> None:
         """Add the lines of ``table``, which come after every line folded so far."""
         docs = self._docs
-        documents = aggregate_table(table, judged=False).documents
-        if documents is None:  # every line of the chunk its own document
-            new = tuple.__new__
-            documents = tuple(new(DocumentResult, (r[1], new(Totals, (st[0], st[1], st[2], st[3], 1, st[4], None))))
-                              for r in table for st in (r[3],))
-        for name, totals in documents:
+        for name, totals in table_documents(table):
             old = docs.get(name)
             docs[name] = totals if old is None else merge((old, totals))
         self._lines += len(table)
 
     def aggregation(self, *, judged: bool) -> Aggregation:
-        per_doc = list(self._docs.values())
-        documents = (None if len(per_doc) == self._lines
-                     else tuple(map(tuple.__new__, repeat(DocumentResult), self._docs.items())))
-        dm_cer, n_def, dm_sem, failed = document_means(per_doc, judged=judged)
-        return Aggregation(documents, merge(per_doc), dm_cer, dm_sem, n_def, failed)
+        documents = tuple(map(tuple.__new__, repeat(DocumentResult), self._docs.items()))
+        return _of_documents(documents, self._lines, judged=judged)

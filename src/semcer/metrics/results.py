@@ -32,7 +32,7 @@ class Evaluation:
     """A corpus evaluation: statistics per line, per document, corpus and document mean."""
 
     signature: Signature
-    lines: Sequence[LineResult]  # a tuple, or a LineTable from a streamed run
+    lines: Sequence[LineResult]  # a tuple; a streamed run's: semcer.scale.lines.SpilledLines
     aggregation: Aggregation
     skipped_empty: tuple[str, ...] = ()
     judged: tuple[JudgedEdit, ...] | None = None  # every judged edit, when a judge ran

@@ -16,19 +16,18 @@ import pickle
 import tempfile
 import weakref
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import overload
 
 from semcer.alignment.line import LineResult
-from semcer.alignment.table import LineTable
+from semcer.alignment.table import LineRows, LineTable
 from semcer.errors import SemcerError
 
 #: Lines kept in memory before a block is written (about 13 MB of table).
 BLOCK_LINES = 1 << 18
 
 
-class SpilledLines(Sequence[LineResult]):
+class SpilledLines(LineRows):
     """The lines of a run, grown by :meth:`extend`, full blocks of ``block`` lines (default
     :data:`BLOCK_LINES`) on disk."""
 
@@ -88,33 +87,13 @@ class SpilledLines(Sequence[LineResult]):
     def __len__(self) -> int:
         return self._written + len(self._tail)
 
-    @overload
-    def __getitem__(self, k: int) -> LineResult: ...
-
-    @overload
-    def __getitem__(self, k: slice) -> tuple[LineResult, ...]: ...
-
-    def __getitem__(self, k: int | slice) -> LineResult | tuple[LineResult, ...]:
-        if isinstance(k, slice):
-            return tuple(self[j] for j in range(*k.indices(len(self))))
-        n = len(self)
-        if k < 0:
-            k += n
-        if not 0 <= k < n:
-            raise IndexError("line index out of range")
+    def _row(self, k: int) -> LineResult:
         block = bisect_right(self._ends, k)
         return self._load(block)[k - (self._ends[block - 1] if block else 0)]
 
     def __iter__(self) -> Iterator[LineResult]:
         for k in range(len(self._ends) + 1):
             yield from self._load(k)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"SpilledLines({len(self)} lines, {len(self._ends)} blocks on disk)"

@@ -5,11 +5,11 @@ file's size as Python objects). For two ``.jsonl`` files that list the same ids 
 pairing them needs no index: :func:`jsonl_source` finds where every sixteenth line of each file
 starts, then checks every record (the same parser, the same per-record checks; every id kept as an
 8-byte hash, to find one that comes twice; the parts of a large input checked by worker processes);
-then each chunk is read where it is prepared (a worker process), from its byte position. Anything else (another format,
-compressed input, standard input, a BOM, ids in another order or on one side only, a doc or lang
-the two sides disagree on, a record the fast checks do not accept, a malformed line) returns None,
-and the caller reads the files whole as before: its error messages and its pairing rules stay the
-only ones.
+then each chunk is read where it is prepared (a worker process), from its byte position. Anything
+else (another format, compressed input, standard input, a BOM, ids in another order or on one side
+only, a doc or lang the two sides disagree on, a record the fast checks do not accept, a malformed
+line) returns None, and the caller reads the files whole as before: its error messages and its
+pairing rules stay the only ones.
 """
 
 from __future__ import annotations
