@@ -1,9 +1,14 @@
-"""The one thing pyproject.toml cannot yet say without an experimental table: semcer's optional C loop.
+"""The one thing pyproject.toml cannot yet say without an experimental table: semcer's optional C parts.
 
-``optional=True``: where it cannot be compiled (no C compiler), the install still succeeds and
-semcer runs the same loop in Python (``semcer.alignment.engine._python_lines``), with identical results.
+``optional=True``: where they cannot be compiled (no C compiler), the install still succeeds and
+semcer runs the same code in Python, with identical results: the engine's per-line loop
+(``semcer.alignment.engine._python_lines``) and the lexicon tables' lookup
+(``semcer.judges.rubric.lexicon_store.FileTable._python_get``).
 """
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("semcer.alignment._speedups", ["src/semcer/alignment/_speedups.c"], optional=True)])
+setup(ext_modules=[
+    Extension("semcer.alignment._speedups", ["src/semcer/alignment/_speedups.c"], optional=True),
+    Extension("semcer.judges.rubric._lexicon_speedups", ["src/semcer/judges/rubric/_lexicon_speedups.c"], optional=True),
+])

@@ -37,7 +37,8 @@ def test_sdist_carries_the_quick_start_and_the_tests(sdist):
     with tarfile.open(sdist) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
     for needed in ("LICENSE", "README.md", "setup.py", "pyproject.toml", ".ci/run",
-                   "src/semcer/alignment/_speedups.c", "src/semcer/data/compact_forest.npz", "src/semcer/data/compact.json",
+                   "src/semcer/alignment/_speedups.c", "src/semcer/judges/rubric/_lexicon_speedups.c",
+                   "src/semcer/data/compact_forest.npz", "src/semcer/data/compact.json",
                    "src/semcer/py.typed", "examples/references.jsonl", "examples/tess_noisy.jsonl",
                    "data/severity/dev.jsonl", "data/severity/train.jsonl", "tests/conftest.py", "tests/llm_server.py",
                    "tests/fixtures/dinglehopper.json", "bench/run.py", "tools/train_compact.py"):

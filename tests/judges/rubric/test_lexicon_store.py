@@ -118,12 +118,62 @@ def test_file_table_round_trip(entries, probes):
         path.write_bytes(encode_table(entries, {"source": "test"}))
         table = lexicon_store._open_file(path, {"source": "test"})
         assert isinstance(table, lexicon_store.FileTable) and len(table) == len(entries)
-        for word, value in entries.items():
-            assert table.get(word) == value
-        for word in probes:
-            assert table.get(word) == entries.get(word, -1)
+        for lookup in (table.get, table._python_get):  # the C lookup (when built) and the Python one
+            for word, value in entries.items():
+                assert lookup(word) == value
+            for word in probes:
+                assert lookup(word) == entries.get(word, -1)
         assert dict(table.items()) == entries
         assert lexicon_store._open_file(path, {"source": "other"}) is None
+
+
+try:
+    from semcer.judges.rubric import _lexicon_speedups
+except ImportError:  # no C compiler at install time: the Python lookup alone is tested
+    _lexicon_speedups = None
+
+
+@pytest.mark.skipif(_lexicon_speedups is None, reason="_lexicon_speedups was not built")
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=40), min_size=1, max_size=50))
+def test_the_c_lookup_hashes_as_zlib_does(words):
+    """The C lookup's crc32 is zlib's: a table of these words finds each of them, also when the
+    slots are few (every word in one slot: the C loop over a slot's keys) and with surrogates."""
+    entries = {w: i for i, w in enumerate(dict.fromkeys(words)) if w}
+    words += ["\udc80", "\ud800x", "é" * 300]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "t.lex"
+        path.write_bytes(encode_table(entries, {"source": "test"}))
+        table = lexicon_store._open_file(path, {"source": "test"})
+        for word in words:
+            assert table.get(word) == table._python_get(word) == entries.get(word, -1)
+
+
+def test_a_table_cut_after_it_was_opened_is_an_error_not_an_answer(tmp_path):
+    """Opening checks the file; if it is cut afterwards a lookup says so (OSError) in C and in
+    Python alike, never a wrong value."""
+    entries = {f"w{i}": i for i in range(2000)}
+    path = tmp_path / "t.lex"
+    path.write_bytes(encode_table(entries, {"source": "test"}))
+    table = lexicon_store._open_file(path, {"source": "test"})
+    assert table.get("w1999") == table._python_get("w1999") == 1999
+    with path.open("r+b") as f:
+        f.truncate(path.stat().st_size // 2)
+    for lookup in (table.get, table._python_get):
+        with pytest.raises(OSError, match="the file ends"):
+            for i in range(2000):  # some of these read past the cut
+                lookup(f"w{i}")
+
+
+def test_pure_python_turns_the_c_lookup_off(monkeypatch):
+    monkeypatch.setenv("SEMCER_PURE_PYTHON", "1")
+    lexicon_store._fast_get.cache_clear()
+    try:
+        assert lexicon_store._fast_get() is None
+    finally:
+        monkeypatch.delenv("SEMCER_PURE_PYTHON")
+        lexicon_store._fast_get.cache_clear()
+    assert (lexicon_store._fast_get() is None) == (_lexicon_speedups is None)
 
 
 def _resident_kb(name: str) -> int:

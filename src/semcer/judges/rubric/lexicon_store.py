@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from semcer.atomic import atomic_write
+from semcer.caches import cache
 
 MAGIC = b"SEMCERLX"
 FORMAT_VERSION = 1
@@ -154,19 +155,26 @@ class FileTable(Table):
         return self._n
 
     def get(self, word: str) -> int:
-        """The value of ``word`` (centibels below 1), or -1 when the table does not hold it."""
+        """The value of ``word`` (centibels below 1), or -1 when the table does not hold it: the
+        same reads in C (``_lexicon_speedups.c``) when that was built, else :meth:`_python_get`."""
+        fast = _fast_get()
+        if fast is None:
+            return self._python_get(word)
+        return fast(self._fd, word, self._mask, self._at_starts, self._at_offsets, self._at_values, self._at_blob)
+
+    def _python_get(self, word: str) -> int:
         key = word.encode("utf-8", "surrogatepass")
         fd = self._fd
-        first, end = _TWO.unpack(os.pread(fd, 8, self._at_starts + 4 * (zlib.crc32(key) & self._mask)))
+        first, end = _TWO.unpack(_read(fd, 8, self._at_starts + 4 * (zlib.crc32(key) & self._mask)))
         n = end - first
-        if n == 0:
+        if n <= 0:
             return -1
-        offsets = struct.unpack(f"<{n + 1}I", os.pread(fd, 4 * (n + 1), self._at_offsets + 4 * first))
+        offsets = struct.unpack(f"<{n + 1}I", _read(fd, 4 * (n + 1), self._at_offsets + 4 * first))
         base = offsets[0]
-        keys = os.pread(fd, offsets[n] - base, self._at_blob + base)
+        keys = _read(fd, offsets[n] - base, self._at_blob + base)
         for k in range(n):
             if keys[offsets[k] - base : offsets[k + 1] - base] == key:
-                return _ONE_VALUE.unpack(os.pread(fd, 2, self._at_values + 2 * (first + k)))[0]
+                return int(_ONE_VALUE.unpack(_read(fd, 2, self._at_values + 2 * (first + k)))[0])
         return -1
 
     def items(self) -> Iterable[tuple[str, int]]:
@@ -177,6 +185,29 @@ class FileTable(Table):
         blob = os.pread(self._fd, offsets[n], self._at_blob)
         for k in range(n):
             yield blob[offsets[k] : offsets[k + 1]].decode("utf-8", "surrogatepass"), values[k]
+
+
+def _read(fd: int, n: int, at: int) -> bytes:
+    """``n`` bytes of the file at ``at``; OSError when the file ends before them (it was cut after
+    it was opened and checked), as the C lookup says it."""
+    data = os.pread(fd, n, at)
+    if len(data) != n:
+        raise OSError(f"lexicon table: the file ends {at + len(data)} bytes in, inside what it says it holds")
+    return data
+
+
+@cache(maxsize=1)
+def _fast_get() -> Callable[..., int] | None:
+    """The C lookup (``semcer.judges.rubric._lexicon_speedups.get``), or None when it was not built
+    or ``SEMCER_PURE_PYTHON=1`` asks for the Python one."""
+    if os.environ.get("SEMCER_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        from semcer.judges.rubric import _lexicon_speedups  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    get: Callable[..., int] = _lexicon_speedups.get
+    return get
 
 
 def _pad4(n: int) -> int:

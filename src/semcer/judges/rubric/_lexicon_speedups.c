@@ -1,0 +1,155 @@
+/* One lexicon-table lookup in C: semcer.judges.rubric.lexicon_store.FileTable.get, read for read.
+ *
+ * It does what FileTable._python_get does, in the same order and with the same reads of the
+ * same file (the format is described in lexicon_store.py): the key is the word's UTF-8 bytes
+ * (surrogatepass), its slot crc32(key) & mask (the crc32 of zlib, computed here from its
+ * polynomial), then the slot's two bounds, the offsets of the slot's keys, their bytes and, on a
+ * match, the value. Optional: without it (no compiler at install time, or SEMCER_PURE_PYTHON=1)
+ * the Python method runs. tests/judges/test_lexicon_store.py checks that both answer alike.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <unistd.h>
+
+static uint32_t crc_table[256];
+
+static void
+init_crc_table(void)
+{
+    for (uint32_t n = 0; n < 256; n++) {
+        uint32_t c = n;
+        for (int k = 0; k < 8; k++)
+            c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        crc_table[n] = c;
+    }
+}
+
+static uint32_t
+crc32_of(const unsigned char *p, Py_ssize_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    for (Py_ssize_t i = 0; i < n; i++)
+        c = crc_table[(c ^ p[i]) & 0xFF] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
+static uint32_t
+le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+/* Read exactly n bytes at offset `at`; 0 on success, -1 with an exception set. */
+static int
+read_at(int fd, void *buf, size_t n, long long at)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t got = pread(fd, (char *)buf + done, n - done, (off_t)(at + (long long)done));
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            PyErr_SetFromErrno(PyExc_OSError);
+            return -1;
+        }
+        if (got == 0) {
+            PyErr_Format(PyExc_OSError, "lexicon table: the file ends %lld bytes in, inside what it says it holds",
+                         at + (long long)done);
+            return -1;
+        }
+        done += (size_t)got;
+    }
+    return 0;
+}
+
+/* get(fd, word, mask, at_starts, at_offsets, at_values, at_blob) -> value, or -1 when absent. */
+static PyObject *
+get(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "get: 7 arguments expected");
+        return NULL;
+    }
+    if (!PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "get: the word must be a str");
+        return NULL;
+    }
+    long long at[4];
+    int fd = (int)PyLong_AsLong(args[0]);
+    unsigned long long mask = PyLong_AsUnsignedLongLong(args[2]);
+    for (int k = 0; k < 4; k++)
+        at[k] = PyLong_AsLongLong(args[3 + k]);
+    if (PyErr_Occurred())
+        return NULL;
+
+    PyObject *key_obj = PyUnicode_AsEncodedString(args[1], "utf-8", "surrogatepass");
+    if (key_obj == NULL)
+        return NULL;
+    const unsigned char *key = (const unsigned char *)PyBytes_AS_STRING(key_obj);
+    Py_ssize_t key_len = PyBytes_GET_SIZE(key_obj);
+    uint32_t slot = crc32_of(key, key_len) & (uint32_t)mask;
+
+    long result = -1;
+    unsigned char bounds[8], small[4 * 17], *offs = small, *keys = NULL;
+    if (read_at(fd, bounds, 8, at[0] + 4LL * slot) < 0)
+        goto fail;
+    uint32_t first = le32(bounds), end = le32(bounds + 4);
+    if (end <= first)
+        goto done;
+    size_t n = end - first;
+    if (n + 1 > 17 && (offs = PyMem_Malloc(4 * (n + 1))) == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (read_at(fd, offs, 4 * (n + 1), at[1] + 4LL * first) < 0)
+        goto fail;
+    uint32_t base = le32(offs), total = le32(offs + 4 * n) - base;
+    if ((keys = PyMem_Malloc(total ? total : 1)) == NULL) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    if (read_at(fd, keys, total, at[3] + base) < 0)
+        goto fail;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t a = le32(offs + 4 * k) - base, b = le32(offs + 4 * (k + 1)) - base;
+        if ((Py_ssize_t)(b - a) == key_len && memcmp(keys + a, key, (size_t)key_len) == 0) {
+            unsigned char value[2];
+            if (read_at(fd, value, 2, at[2] + 2LL * (first + k)) < 0)
+                goto fail;
+            result = (long)value[0] | ((long)value[1] << 8);
+            break;
+        }
+    }
+done:
+    PyMem_Free(keys);
+    if (offs != small)
+        PyMem_Free(offs);
+    Py_DECREF(key_obj);
+    return PyLong_FromLong(result);
+fail:
+    PyMem_Free(keys);
+    if (offs != small)
+        PyMem_Free(offs);
+    Py_DECREF(key_obj);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"get", (PyCFunction)(void (*)(void))get, METH_FASTCALL,
+     "get(fd, word, mask, at_starts, at_offsets, at_values, at_blob): the value of word, or -1."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_lexicon_speedups", "FileTable.get in C (optional; identical answers).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__lexicon_speedups(void)
+{
+    init_crc_table();
+    return PyModule_Create(&module);
+}
