@@ -14,6 +14,7 @@ import dataclasses
 import unicodedata
 from bisect import bisect_left
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any, NamedTuple
 
 import regex
@@ -112,7 +113,7 @@ def _line_words(text: str, lex: str) -> tuple[int, int, dict[str, bool]]:
     whether it knows each distinct one."""
     # A word of letters only holds no digit (no code point is both alphabetic and a digit).
     words = [w for w in _WORD_RE.findall(text) if len(w) > 1 and (w.isalpha() or not any(map(str.isdigit, w)))]
-    known = [_lookup(w, lex)[0] >= KNOWN_ZIPF for w in words]  # cached per word: words recur across lines
+    known = [z >= KNOWN_ZIPF for z in map(zipf, words, repeat(lex))]
     return len(words), sum(known), dict(zip(words, known))
 
 
