@@ -5,7 +5,7 @@
  * (surrogatepass), its slot crc32(key) & mask (the crc32 of zlib, computed here from its
  * polynomial), then the slot's two bounds, the offsets of the slot's keys, their bytes and, on a
  * match, the value. Optional: without it (no compiler at install time, or SEMCER_PURE_PYTHON=1)
- * the Python method runs. tests/judges/test_lexicon_store.py checks that both answer alike.
+ * the Python method runs. tests/judges/rubric/test_lexicon_store.py checks that both answer alike.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -93,48 +93,41 @@ get(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     uint32_t slot = crc32_of(key, key_len) & (uint32_t)mask;
 
     long result = -1;
+    int failed = 1;
     unsigned char bounds[8], small[4 * 17], *offs = small, *keys = NULL;
     if (read_at(fd, bounds, 8, at[0] + 4LL * slot) < 0)
-        goto fail;
+        goto out;
     uint32_t first = le32(bounds), end = le32(bounds + 4);
-    if (end <= first)
-        goto done;
-    size_t n = end - first;
+    size_t n = end > first ? end - first : 0;
     if (n + 1 > 17 && (offs = PyMem_Malloc(4 * (n + 1))) == NULL) {
         PyErr_NoMemory();
-        goto fail;
+        goto out;
     }
-    if (read_at(fd, offs, 4 * (n + 1), at[1] + 4LL * first) < 0)
-        goto fail;
-    uint32_t base = le32(offs), total = le32(offs + 4 * n) - base;
+    if (n && read_at(fd, offs, 4 * (n + 1), at[1] + 4LL * first) < 0)
+        goto out;
+    uint32_t base = n ? le32(offs) : 0, total = n ? le32(offs + 4 * n) - base : 0;
     if ((keys = PyMem_Malloc(total ? total : 1)) == NULL) {
         PyErr_NoMemory();
-        goto fail;
+        goto out;
     }
-    if (read_at(fd, keys, total, at[3] + base) < 0)
-        goto fail;
+    if (n && read_at(fd, keys, total, at[3] + base) < 0)
+        goto out;
+    failed = 0;
     for (size_t k = 0; k < n; k++) {
         uint32_t a = le32(offs + 4 * k) - base, b = le32(offs + 4 * (k + 1)) - base;
         if ((Py_ssize_t)(b - a) == key_len && memcmp(keys + a, key, (size_t)key_len) == 0) {
             unsigned char value[2];
-            if (read_at(fd, value, 2, at[2] + 2LL * (first + k)) < 0)
-                goto fail;
+            failed = read_at(fd, value, 2, at[2] + 2LL * (first + k)) < 0;
             result = (long)value[0] | ((long)value[1] << 8);
             break;
         }
     }
-done:
+out:
     PyMem_Free(keys);
     if (offs != small)
         PyMem_Free(offs);
     Py_DECREF(key_obj);
-    return PyLong_FromLong(result);
-fail:
-    PyMem_Free(keys);
-    if (offs != small)
-        PyMem_Free(offs);
-    Py_DECREF(key_obj);
-    return NULL;
+    return failed ? NULL : PyLong_FromLong(result);
 }
 
 static PyMethodDef methods[] = {
