@@ -199,19 +199,17 @@ def test_chunks_held_by_three_workers_give_the_one_pass_edit_list_and_top(paired
 def test_worker_processes_take_the_callers_collector_state():
     import gc
 
-    from semcer.scale.executors import start_pool
+    from semcer.scale.executors import close_workers, start_workers
     from semcer.scale.gc import collector_paused
 
     with collector_paused():
-        paused = start_pool(1)
-    running = start_pool(1)
+        paused = start_workers(1)
+    running = start_workers(1)
     try:
-        assert paused.apply_async(gc.isenabled).get(timeout=60) is False
-        assert running.apply_async(gc.isenabled).get(timeout=60) is True
+        assert paused[0].submit(gc.isenabled).get() is False
+        assert running[0].submit(gc.isenabled).get() is True
     finally:
-        for pool in (paused, running):
-            pool.terminate()
-            pool.join()
+        close_workers(paused + running)
 
 
 @given(p=st.one_of(st.none(), st.lists(st.floats(0, 1), min_size=5, max_size=5).map(tuple)),

@@ -2,14 +2,23 @@
 
 Each subcommand lives in its own module with ``register(subparsers)``; a user mistake (any
 :class:`semcer.errors.SemcerError`) is printed as one line on standard error with exit status 2.
+An interrupted command ends the same way for every way of stopping it: Ctrl-C (SIGINT), ``kill``
+(SIGTERM) or a closed terminal (SIGHUP) unwind the command like an error (worker processes
+stopped, temporary files removed, no output half-written), say so in one line and exit with
+``128 +`` the signal's number (130, 143, 129); worker processes ignore Ctrl-C and are stopped by
+this process (:mod:`semcer.scale.workers`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
-from typing import NoReturn
+import threading
+from collections.abc import Iterator
+from typing import Any, NoReturn
 
 from semcer.errors import SemcerError
 from semcer.version import __version__
@@ -85,15 +94,56 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        with _stop_signals_raise():
+            return int(args.func(args) or 0)
     except SemcerError as exc:
         print(f"semcer: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("semcer: interrupted", file=sys.stderr)
-        return 130
+        return 128 + signal.SIGINT
+    except Stopped as exc:
+        print(f"semcer: stopped by {exc.name}", file=sys.stderr)
+        return 128 + exc.signum
     except BrokenPipeError:
         return 0
+
+
+class Stopped(BaseException):
+    """A stop signal (SIGTERM, SIGHUP) received while a command ran: raised in the main thread, so
+    that the command unwinds as it does for Ctrl-C. Not an :class:`Exception`: nothing that handles
+    errors catches it on the way."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+
+
+#: The signals that stop a command the way Ctrl-C does (where the platform has them).
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def _stop_signals_raise() -> Iterator[None]:
+    """For the time of a command, SIGTERM and SIGHUP raise :class:`Stopped` where their action was
+    the default one (an embedding program's own handlers are left alone); in the main thread only."""
+    saved: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in _STOP_SIGNALS:
+            if signal.getsignal(sig) is signal.SIG_DFL:
+                saved[sig] = signal.signal(sig, _raise_stopped)
+    try:
+        yield
+    finally:
+        for sig, old in saved.items():
+            signal.signal(sig, old)
+
+
+def _raise_stopped(signum: int, frame: Any) -> None:
+    for sig in _STOP_SIGNALS:  # a second one while unwinding stops the process at once, as by default
+        signal.signal(sig, signal.SIG_DFL)
+    raise Stopped(signum)
 
 
 if __name__ == "__main__":  # pragma: no cover

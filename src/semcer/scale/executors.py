@@ -12,7 +12,6 @@ differs. :mod:`semcer.scale.held` keeps each chunk in one worker instead (the de
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -22,6 +21,7 @@ from semcer.alignment.context import EditContext
 from semcer.judges.base import JudgeBase
 from semcer.judges.distribution import Judgement
 from semcer.scale.chunks import ChunkTask, Prepared, judge_ready, prepare_chunk
+from semcer.scale.workers import Worker
 from semcer.store.sqlite import ReadyRows
 
 #: Distinct edits per worker below which a judging step is not split further (a round trip costs more).
@@ -39,17 +39,26 @@ def all_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def start_pool(workers: int) -> Any:
-    """A pool of ``workers`` processes (forkserver where there is one) whose garbage collector is in
-    the caller's state: paused when the caller paused it (:func:`semcer.scale.gc.collector_paused`, as
-    the command line does), since a worker builds the same millions of small acyclic objects."""
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    return multiprocessing.get_context(method).Pool(workers, initializer=_collector, initargs=(gc.isenabled(),))
+def start_workers(workers: int) -> list[Worker]:
+    """``workers`` worker processes (:class:`semcer.scale.workers.Worker`: a call whose worker dies
+    raises, and Ctrl-C reaches this process only) whose garbage collector is in the caller's state:
+    paused when the caller paused it (:func:`semcer.scale.gc.collector_paused`, as the command line
+    does), since a worker builds the same millions of small acyclic objects."""
+    collect = gc.isenabled()
+    started: list[Worker] = []
+    try:
+        for _ in range(workers):
+            started.append(Worker(collect))
+    except BaseException:
+        close_workers(started)
+        raise
+    return started
 
 
-def _collector(enabled: bool) -> None:
-    if not enabled:
-        gc.disable()
+def close_workers(workers: Sequence[Worker]) -> None:
+    """End ``workers`` (each told to stop when idle, killed when still busy)."""
+    for worker in workers:
+        worker.close()
 
 
 def in_order(started: Iterator[Any], ahead: int) -> Iterator[Any]:
@@ -119,30 +128,30 @@ class InlineExecutor:
 
 
 class PoolExecutor:
-    """Worker processes (forkserver): chunks prepared ahead of the parent, at most two per worker in
-    flight; a deterministic judge with a spec rebuilt in each worker and fed equal parts, each part
-    written by its worker to the store at ``store_path`` (None: returned for the parent to write;
-    not ``stored``: the run has no store)."""
+    """Worker processes (:func:`start_workers`): chunks prepared ahead of the parent, in turn by
+    each worker, at most two per worker in flight; a deterministic judge with a spec rebuilt in each
+    worker and fed equal parts, each part written by its worker to the store at ``store_path``
+    (None: returned for the parent to write; not ``stored``: the run has no store)."""
 
     def __init__(self, workers: int, spec_json: str | None, identity: str, store_path: str | None = None,
                  stored: bool = True) -> None:
         self.workers = workers
         self._spec, self._identity, self._store, self._stored = spec_json, identity, store_path, stored
-        self._pool = start_pool(workers)
+        self._workers = start_workers(workers)
 
     def prepared(self, tasks: Iterator[ChunkTask]) -> Iterator[Prepared]:
-        return in_order((self._pool.apply_async(prepare_chunk, (t,)) for t in tasks), 2 * self.workers)
+        ws = self._workers
+        return in_order((ws[t.index % len(ws)].submit(prepare_chunk, t) for t in tasks), 2 * self.workers)
 
     def submit_offline(self, contexts: Sequence[EditContext], keys: Sequence[str]) -> Pending | None:
         if self._spec is None:
             return None
-        parts = [self._pool.apply_async(judge_ready, (self._spec, self._identity, c, k, self._store, self._stored))
-                 for c, k in pieces(contexts, keys, self.workers)]
+        parts = [self._workers[n].submit(judge_ready, self._spec, self._identity, c, k, self._store, self._stored)
+                 for n, (c, k) in enumerate(pieces(contexts, keys, self.workers))]
         return Pending(lambda: [part.get() for part in parts])
 
     def remote_judge(self, judge: JudgeBase) -> JudgeBase:
         return judge
 
     def close(self) -> None:
-        self._pool.terminate()
-        self._pool.join()
+        close_workers(self._workers)

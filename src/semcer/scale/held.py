@@ -21,8 +21,9 @@ from typing import Any
 from semcer.errors import JudgeError
 from semcer.judges.distribution import Judgement
 from semcer.scale.chunks import ChunkTask, Prepared, judge_ready, prepare_chunk
-from semcer.scale.executors import Pending, in_order, start_pool
+from semcer.scale.executors import Pending, close_workers, in_order, start_workers
 from semcer.scale.finishing import FinishAsk, Finished, finish_chunk
+from semcer.scale.workers import Call, Worker
 from semcer.store.sqlite import ReadyRows
 
 _HELD: dict[int, Prepared] = {}  # chunk index -> the prepared chunk, contexts included (in a worker)
@@ -115,8 +116,8 @@ def _held(index: int) -> Prepared:
 
 
 class HeldPoolExecutor:
-    """``workers`` worker processes (forkserver), each with its own queue: chunk ``i`` lives in
-    worker ``i % workers``; ``workers + 1`` chunks are being prepared ahead of the parent (a worker
+    """``workers`` worker processes (:func:`~semcer.scale.executors.start_workers`): chunk ``i``
+    lives in worker ``i % workers``; ``workers + 1`` chunks are being prepared ahead of the parent (a worker
     holds few chunks at a time: two per worker ahead cost 70 MB over the tree at 200,000 lines and
     gained nothing)."""
 
@@ -126,26 +127,22 @@ class HeldPoolExecutor:
                  stored: bool = True) -> None:
         self.workers = workers
         self._spec, self._identity, self._store, self._stored = spec_json, identity, store_path, stored
-        self._pools = [start_pool(1) for _ in range(workers)]
+        self._workers = start_workers(workers)
 
-    def _pool(self, index: int) -> Any:
-        return self._pools[index % self.workers]
+    def _worker(self, index: int) -> Worker:
+        return self._workers[index % self.workers]
 
     def prepared(self, tasks: Iterator[ChunkTask]) -> Iterator[HeldChunk]:
-        return in_order((self._pool(t.index).apply_async(prepare_held, (t,)) for t in tasks), self.workers + 1)
+        return in_order((self._worker(t.index).submit(prepare_held, t) for t in tasks), self.workers + 1)
 
     def judge(self, index: int, positions: Sequence[int]) -> Pending:
-        part = self._pool(index).apply_async(judge_held, (index, list(positions), self._spec, self._identity,
-                                                          self._store, self._stored))
+        part = self._worker(index).submit(judge_held, index, list(positions), self._spec, self._identity,
+                                          self._store, self._stored)
         return Pending(lambda: [part.get()])
 
-    def finish(self, index: int, known: Sequence[Judgement], ask: FinishAsk) -> Any:
-        """An async result whose ``get()`` is the chunk's :class:`Finished` (``known``: see :func:`finish_held`)."""
-        return self._pool(index).apply_async(finish_held, (index, list(known), ask))
+    def finish(self, index: int, known: Sequence[Judgement], ask: FinishAsk) -> Call:
+        """A call whose ``get()`` is the chunk's :class:`Finished` (``known``: see :func:`finish_held`)."""
+        return self._worker(index).submit(finish_held, index, list(known), ask)
 
     def close(self) -> None:
-        for pool in self._pools:
-            pool.terminate()
-        for pool in self._pools:
-            pool.join()
-        self._pools = []
+        close_workers(self._workers)

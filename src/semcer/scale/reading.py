@@ -27,7 +27,7 @@ from semcer.alignment.engine import Pair
 from semcer.errors import InputError
 from semcer.io.collections import detect_format
 from semcer.io.jsonl import binary_format, check_strings, parse
-from semcer.scale.executors import start_pool
+from semcer.scale.executors import close_workers, in_order, start_workers
 
 _HEAD = 1 << 20  # what format detection looks at
 
@@ -189,12 +189,12 @@ def _checked(source: JsonlSource, workers: int) -> bool:
     parts = source.chunks(_CHECK_PART)
     if workers == 1:
         return _all_pass(map(_ids, parts), source.count)
-    pool = start_pool(workers)
+    ws = start_workers(workers)
     try:
-        return _all_pass(pool.imap(_ids, parts), source.count)
+        return _all_pass(in_order((ws[n % workers].submit(_ids, part) for n, part in enumerate(parts)), 2 * workers),
+                         source.count)
     finally:
-        pool.terminate()
-        pool.join()
+        close_workers(ws)
 
 
 def _all_pass(results: Iterable[bytes | None], count: int) -> bool:

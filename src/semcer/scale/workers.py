@@ -1,0 +1,190 @@
+"""Worker processes that run the calls they are sent, in order, and say so when one of them dies.
+
+``multiprocessing.Pool`` replaces a worker that dies (the kernel's out-of-memory killer, a
+``kill -9``) and then waits for ever for the calls that worker had; at scale that is a run that
+hangs without a word. A :class:`Worker` is one process (forkserver where there is one) and a pipe:
+the calls sent to it run one after another, each answered in turn (a value, or the exception it
+raised, raised again here), and a call whose worker died raises :class:`WorkerDied`, naming the
+signal or the exit status. A thread per worker reads the answers as they come, so neither side
+can block the other with a large message.
+
+A worker runs until it is told to stop (or the pipe closes: its parent is gone, and it ends
+quietly). It ignores Ctrl-C and SIGTERM, which a terminal or a job scheduler sends to every process
+of a command: the command's process alone decides, unwinds and ends its workers
+(:meth:`Worker.close`, SIGKILL when one is still busy), so an interrupted run ends with one line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import multiprocessing
+import pickle
+import signal
+import threading
+from typing import Any
+
+from semcer.errors import SemcerError
+
+_STOP = b""  # the message that ends a worker (a call is never empty)
+
+
+class WorkerDied(SemcerError):
+    """A worker process ended while it had calls to answer."""
+
+
+def context() -> Any:
+    """The start method of the workers: forkserver where there is one (a fork of a process that
+    imported nothing of the parent's state), else spawn."""
+    return multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
+                                       else "spawn")
+
+
+class Call:
+    """A call sent to a worker: ``get()`` waits for its answer (the value, or the exception raised)."""
+
+    __slots__ = ("_seq", "_worker")
+
+    def __init__(self, worker: Worker, seq: int) -> None:
+        self._worker, self._seq = worker, seq
+
+    def get(self) -> Any:
+        return self._worker.answer(self._seq)
+
+
+class Worker:
+    """One worker process (see the module documentation); ``collect`` is the state of its garbage
+    collector (the caller's, :func:`semcer.scale.executors.start_workers`)."""
+
+    def __init__(self, collect: bool = True) -> None:
+        ctx = context()
+        here, there = ctx.Pipe()
+        self._process = ctx.Process(target=_serve, args=(there, collect), daemon=True, name="semcer-worker")
+        self._process.start()
+        there.close()
+        self._conn = here
+        self._answers: dict[int, tuple[bool, Any]] = {}
+        self._ready = threading.Condition()
+        self._sent = 0  # calls sent
+        self._got = 0  # answers read (by the reader thread; answers come in the order of the calls)
+        self._ended = False
+        self._reader = threading.Thread(target=self._read, name="semcer-worker-reader", daemon=True)
+        self._reader.start()
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid
+
+    def submit(self, fn: Any, *args: Any) -> Call:
+        """Send ``fn(*args)`` to the worker (``fn`` importable by name, the arguments picklable)."""
+        seq = self._sent
+        message = pickle.dumps((seq, fn, args), protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            self._conn.send_bytes(message)
+        except OSError:
+            raise self._died() from None
+        self._sent += 1
+        return Call(self, seq)
+
+    def answer(self, seq: int) -> Any:
+        """The answer of call ``seq``: its value, or the exception it raised (raised here)."""
+        with self._ready:
+            while seq not in self._answers:
+                if self._ended:
+                    raise self._died()
+                self._ready.wait()
+            ok, value = self._answers.pop(seq)
+        if ok:
+            return value
+        raise value
+
+    def close(self) -> None:
+        """End the worker: told to stop when it has nothing left to answer, else killed at once."""
+        if self._process.pid is None:
+            return
+        with self._ready:
+            idle = not self._ended and self._got == self._sent
+        if idle:
+            with contextlib.suppress(OSError):
+                self._conn.send_bytes(_STOP)
+            self._process.join(2)
+        if self._process.is_alive():
+            self._process.kill()
+        self._process.join()
+        self._conn.close()
+        self._reader.join(2)
+
+    def _read(self) -> None:
+        """Read answers until the pipe closes (the worker ended, or was ended)."""
+        while True:
+            try:
+                data = self._conn.recv_bytes()
+            except (EOFError, OSError):
+                break
+            try:
+                seq, ok, value = pickle.loads(data)
+            except Exception as exc:  # an answer that does not unpickle here: that call's error
+                seq, ok, value = self._got, False, SemcerError(f"a worker's answer could not be read: {exc!r}")
+            with self._ready:
+                self._answers[seq] = (ok, value)
+                self._got += 1
+                self._ready.notify_all()
+        with self._ready:
+            self._ended = True
+            self._ready.notify_all()
+
+    def _died(self) -> WorkerDied:
+        self._process.join(5)
+        code = self._process.exitcode
+        if code is None:
+            how = "stopped answering"
+        elif code < 0:
+            how = f"was killed by {_signal_name(-code)}"
+        else:
+            how = f"exited with status {code}"
+        hint = (" (the kernel's out-of-memory killer does this: try fewer --workers or a smaller --chunk-lines)"
+                if code == -signal.SIGKILL else "")
+        return WorkerDied(f"worker process {self._process.pid} {how} before it answered{hint}; "
+                          "with --work-dir, running the same command again resumes from the finished chunks")
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _serve(conn: Any, collect: bool) -> None:
+    """The worker's loop: run each call received, send its answer; end on the stop message or when
+    the parent is gone."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_IGN)
+    if not collect:
+        gc.disable()
+    while True:
+        try:
+            data = conn.recv_bytes()
+        except (EOFError, OSError):
+            return
+        if data == _STOP:
+            return
+        seq, fn, args = pickle.loads(data)
+        try:
+            answer = (seq, True, fn(*args))
+        except BaseException as exc:
+            answer = (seq, False, exc)
+        try:
+            conn.send_bytes(_dumps(answer))
+        except OSError:
+            return  # the parent is gone
+
+
+def _dumps(answer: tuple[int, bool, Any]) -> bytes:
+    """The answer pickled; an answer (or exception) that does not pickle becomes an error that does."""
+    try:
+        return pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as exc:
+        seq, _, value = answer
+        return pickle.dumps((seq, False, SemcerError(f"a worker's answer could not be sent: {value!r}: {exc!r}")),
+                            protocol=pickle.HIGHEST_PROTOCOL)
