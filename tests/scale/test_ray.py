@@ -66,3 +66,29 @@ def test_llm_judge_through_ray_actors(local_ray, paired, tmp_path):
         assert {h.get("authorization") for h in server.stats.headers} == {"Bearer secret-from-env"}
     assert str(got.signature) == str(local.signature)
     assert got.to_dict(lines=True) == local.to_dict(lines=True)  # the judge block too: requests summed over actors
+
+
+def test_offline_judge_chunks_are_held_by_actors_and_the_parent_writes_the_store(local_ray, paired, tmp_path):
+    from semcer.scale import pipeline
+    from semcer.scale.ray_engine import RayHeldExecutor
+    from semcer.store.sqlite import JudgedEditStore
+
+    made = []
+    real = pipeline._executor
+
+    def spy(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    pipeline._executor = spy
+    try:
+        with resolve_judge("compact") as judge:
+            got = _ray(paired, judge, store=tmp_path / "ray.sqlite")
+    finally:
+        pipeline._executor = real
+    assert [type(e) for e in made] == [RayHeldExecutor]
+    local = semcer.evaluate(paired, judge="compact", store=tmp_path / "local.sqlite")
+    assert got.to_dict(lines=True) == local.to_dict(lines=True)
+    with JudgedEditStore(tmp_path / "ray.sqlite", readonly=True) as a, \
+            JudgedEditStore(tmp_path / "local.sqlite", readonly=True) as b:
+        assert len(a) == len(b) == local.judge_summary["edits"]  # every distinct edit once, none missing

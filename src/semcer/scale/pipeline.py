@@ -398,8 +398,11 @@ def _executor(settings: StreamSettings, judge: JudgeBase, n_chunks: int, store: 
     spec = judge.spec()
     spec_json = None if spec is None else spec.to_json()
     if settings.engine == "ray":
-        from semcer.scale.ray_engine import RayExecutor
+        from semcer.scale.ray_engine import RayExecutor, RayHeldExecutor
 
+        if held and spec_json is not None and judge.deterministic:
+            return RayHeldExecutor(settings.workers, spec_json, judge.identity, settings.ray_address,
+                                   stored=store is not None, gpus=settings.ray_gpus)
         return RayExecutor(settings.workers, spec_json, judge.identity, settings.ray_address, gpus=settings.ray_gpus)
     if settings.workers > 1 and n_chunks > 1:
         path = None if store is None or store.readonly else str(store.path)

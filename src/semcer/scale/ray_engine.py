@@ -1,13 +1,18 @@
-"""The Ray engine: chunks prepared by Ray Data (``map_batches``), judges in Ray actors.
+"""The Ray engine: chunks held by Ray actors (the offline judges), or prepared by Ray Data
+(``map_batches``) and judged by actors (an LLM judge).
 
-The parent cuts the corpus into chunks as for the local engine and hands them to Ray Data in
-windows of a few chunks per worker (``ray.data.from_items`` of the pickled chunks, prepared in
-``map_batches``, read back in order). Judging goes to actors that each rebuild the judge from its
-:class:`semcer.judges.base.JudgeSpec` (an API key only ever by the name of the environment variable
-holding it, read where the actor runs): for an offline judge the distinct new edits of a chunk are
-split among the actors; for an LLM judge the parent looks each batch up in the store first and
-sends only the misses, spread over the actors. The parent alone writes the store and aggregates,
-so the result and its signature are those of the local engine.
+The parent cuts the corpus into chunks as for the local engine. With a deterministic judge that has
+a spec (``compact``, ``rubric``, a student), :class:`RayHeldExecutor` gives each chunk to one actor
+for its whole life, as the local engine gives it to one worker process (:mod:`semcer.scale.held`:
+the actor prepares it and keeps its edit contexts, judges the edits the parent names as new,
+finishes it; only keys, judgements and the finished rows travel). Otherwise (an LLM judge)
+:class:`RayExecutor` hands the chunks to Ray Data in windows of a few chunks per worker
+(``ray.data.from_items`` of the pickled chunks, prepared in ``map_batches``, read back in order),
+and the parent looks each batch up in the store first and sends only the misses, spread over actors.
+Every actor rebuilds the judge from its :class:`semcer.judges.base.JudgeSpec` (an API key only ever
+by the name of the environment variable holding it, read where the actor runs). The parent alone
+writes the store (a node may not see its file) and aggregates, so the result and its signature are
+those of the local engine.
 """
 
 from __future__ import annotations
@@ -23,7 +28,10 @@ from semcer.errors import SemcerError
 from semcer.judges.base import JudgeBase, JudgeStats
 from semcer.judges.distribution import Judgement
 from semcer.scale.chunks import ChunkTask, Prepared, judge_from_spec, judge_part, judge_ready, prepare_chunk
-from semcer.scale.executors import Pending, pieces, split
+from semcer.scale.executors import Pending, in_order, pieces, split
+from semcer.scale.finishing import FinishAsk, Finished
+from semcer.scale.held import HeldChunk, finish_held, judge_held, prepare_held
+from semcer.scale.workers import WorkerDied
 from semcer.store.sqlite import ReadyRows
 
 #: Chunks per worker in one Ray Data dataset: each dataset costs a start-up (its plan, its tasks).
@@ -69,6 +77,94 @@ class JudgeActor:
         return None if s is None else s.as_dict()
 
 
+def _start_ray(ray: Any, address: str | None) -> bool:
+    """Connect to ``address`` (or start a local Ray) unless Ray is already initialised; quiet, in
+    order. True when this call started it (and so shuts it down)."""
+    started = False
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+                 configure_logging=False)
+        started = True
+    for name in ("ray", "ray.data"):  # Ray Data logs every dataset's plan at INFO on standard error
+        logging.getLogger(name).setLevel(logging.ERROR)
+    return started
+
+
+def _loaded(task: ChunkTask) -> ChunkTask:
+    """``task`` with its lines carried along (a node of the cluster may not see the files)."""
+    return replace(task, pairs=task.pairs.loaded()) if hasattr(task.pairs, "loaded") else task
+
+
+class HeldActor:
+    """A Ray actor holding chunks from preparation to finish (:mod:`semcer.scale.held`'s steps, in
+    the actor's own process; Ray runs one caller's calls to an actor in the order they were made)."""
+
+    def prepare(self, task: ChunkTask) -> HeldChunk:
+        return prepare_held(task)
+
+    def judge(self, index: int, positions: Sequence[int], spec_json: str, identity: str,
+              stored: bool) -> tuple[list[Judgement], ReadyRows | None, int]:
+        return judge_held(index, positions, spec_json, identity, None, stored)  # the parent writes the store
+
+    def finish(self, index: int, known: Sequence[Judgement], ask: FinishAsk) -> Finished:
+        return finish_held(index, known, ask)
+
+
+class _Answer:
+    """A Ray call's result as the pipeline waits for it (``get()``); a lost actor is :class:`WorkerDied`."""
+
+    __slots__ = ("_ray", "_ref")
+
+    def __init__(self, ray: Any, ref: Any) -> None:
+        self._ray, self._ref = ray, ref
+
+    def get(self) -> Any:
+        try:
+            return self._ray.get(self._ref)
+        except self._ray.exceptions.RayActorError as exc:
+            raise WorkerDied(f"a Ray actor holding chunks died: {str(exc).splitlines()[0]}; with --work-dir, "
+                             "running the same command again resumes from the finished chunks") from None
+
+
+class RayHeldExecutor:
+    """``workers`` :class:`HeldActor` (each reserving ``gpus`` GPUs), chunk ``i`` held by actor
+    ``i % workers``, the interface of :class:`semcer.scale.held.HeldPoolExecutor`; connects to
+    ``address`` (or starts a local Ray) unless Ray is already initialised."""
+
+    held = True
+
+    def __init__(self, workers: int, spec_json: str, identity: str, address: str | None, *, stored: bool,
+                 gpus: float = 0.0) -> None:
+        self.ray = import_ray()
+        self.workers, self._spec, self._identity, self._stored = workers, spec_json, identity, stored
+        self._started = _start_ray(self.ray, address)
+        cls = self.ray.remote(num_cpus=0, num_gpus=gpus, scheduling_strategy="SPREAD")(HeldActor)
+        self._actors = [cls.remote() for _ in range(workers)]
+
+    def _actor(self, index: int) -> Any:
+        return self._actors[index % self.workers]
+
+    def prepared(self, tasks: Iterator[ChunkTask]) -> Iterator[HeldChunk]:
+        return in_order((_Answer(self.ray, self._actor(t.index).prepare.remote(_loaded(t))) for t in tasks),
+                        self.workers + 1)
+
+    def judge(self, index: int, positions: Sequence[int]) -> Pending:
+        part = _Answer(self.ray, self._actor(index).judge.remote(index, list(positions), self._spec, self._identity,
+                                                                 self._stored))
+        return Pending(lambda: [part.get()])
+
+    def finish(self, index: int, known: Sequence[Judgement], ask: FinishAsk) -> _Answer:
+        return _Answer(self.ray, self._actor(index).finish.remote(index, list(known), ask))
+
+    def close(self) -> None:
+        for a in self._actors:
+            self.ray.kill(a)
+        self._actors = []
+        if self._started:
+            self.ray.shutdown()
+            self._started = False
+
+
 class RayExecutor:
     """Ray Data for preparing chunks, ``workers`` judge actors (each reserving ``gpus`` GPUs: a
     student or a local model on GPU nodes; Ray hides the GPUs from an actor that reserves none);
@@ -80,13 +176,7 @@ class RayExecutor:
         if spec_json is None:
             raise SemcerError("--engine ray needs a judge that can be rebuilt from its spec (a built-in judge)")
         self.workers, self._spec, self._identity, self._gpus = workers, spec_json, identity, gpus
-        self._started = False
-        if not self.ray.is_initialized():
-            self.ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
-                          configure_logging=False)
-            self._started = True
-        for name in ("ray", "ray.data"):  # Ray Data logs every dataset's plan at INFO on standard error
-            logging.getLogger(name).setLevel(logging.ERROR)
+        self._started = _start_ray(self.ray, address)
         ctx = self.ray.data.DataContext.get_current()
         ctx.execution_options.preserve_order = True
         ctx.enable_progress_bars = False
@@ -101,9 +191,7 @@ class RayExecutor:
 
     def prepared(self, tasks: Iterator[ChunkTask]) -> Iterator[Prepared]:
         window: list[dict[str, Any]] = []
-        for task in tasks:
-            if hasattr(task.pairs, "loaded"):  # the lines travel: a node of the cluster may not see the files
-                task = replace(task, pairs=task.pairs.loaded())
+        for task in map(_loaded, tasks):
             window.append({"index": task.index, "task": pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)})
             if len(window) >= WINDOW_PER_WORKER * self.workers:
                 yield from self._run(window)
@@ -150,6 +238,7 @@ class RayExecutor:
         self._actors = []
         if self._started:
             self.ray.shutdown()
+            self._started = False
 
 
 class _RemoteJudge(JudgeBase):
