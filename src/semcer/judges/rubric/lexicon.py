@@ -12,8 +12,9 @@ characters of the line that contains it (see :func:`cjk_word`).
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
@@ -246,15 +247,49 @@ def _runs(pattern: re.Pattern[str], codes: str) -> tuple[tuple[int, int] | None,
 def line_info(text: str) -> Line:
     """The :class:`Line` of ``text`` (cached by the text: every edit of a line shares it).
 
-    A number run is a maximal run of digits and of separators with a digit on both sides."""
+    A number run is a maximal run of digits and of separators with a digit on both sides. The
+    loops over the units run in C (``_lexicon_speedups.layout``) where that was built, else
+    :func:`_python_layout`: the same values."""
     units = graphemes(text)
     codes = unit_codes(text, units)
+    fast = _fast_layout()
+    if fast is None:
+        kinds, word_run, num_run, has_digit, offsets = _python_layout(text, units, codes)
+    else:
+        kinds, word_run, num_run, has_digit, offsets = fast(units, codes, _KIND_BY_ORD, _WORD_MASK)
+    return Line(text, units, kinds, word_run, num_run, has_digit, offsets)
+
+
+_Layout = tuple[tuple[str, ...], tuple[tuple[int, int] | None, ...], tuple[tuple[int, int] | None, ...], bool,
+                tuple[int, ...]]
+
+
+def _python_layout(text: str, units: tuple[str, ...], codes: str) -> _Layout:
+    """The kinds, word runs, number runs, digit flag and offsets of a line's units, from their codes."""
     n = len(units)
     has_digit = _DIGIT[0] in codes or _DIGIT[1] in codes
     num_run = _runs(_NUMBER_RUN, codes) if has_digit else (None,) * n
     offsets = tuple(range(n + 1)) if len(text) == n else (0, *accumulate(map(len, units)))
-    return Line(text, units, tuple(map(_KIND_OF_CODE.__getitem__, codes)), _runs(_WORD_RUN, codes), num_run,
-                has_digit, offsets)
+    return tuple(map(_KIND_OF_CODE.__getitem__, codes)), _runs(_WORD_RUN, codes), num_run, has_digit, offsets
+
+
+#: The C layout's tables: the kind of each ASCII code character (None for the others), and which
+#: code characters are those of word units.
+_KIND_BY_ORD = tuple(_KIND_OF_CODE.get(chr(i)) for i in range(128))
+_WORD_MASK = bytes(chr(i).lower() in _WORD_CODES and chr(i).isalpha() for i in range(128))
+
+
+@cache(maxsize=1)
+def _fast_layout() -> Callable[..., _Layout] | None:
+    """``_lexicon_speedups.layout`` (C), or None when it was not built or ``SEMCER_PURE_PYTHON=1``."""
+    if os.environ.get("SEMCER_PURE_PYTHON", "") not in ("", "0"):
+        return None
+    try:
+        from semcer.judges.rubric import _lexicon_speedups  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    layout: Callable[..., _Layout] = _lexicon_speedups.layout
+    return layout
 
 
 def word_span(line: Line, pos: int, gap: bool) -> tuple[int, int] | None:
