@@ -61,6 +61,11 @@ unit, the text policy (name and hash), the empty-reference policy, the aggregati
 Unicode versions and the semcer version. Two numbers are comparable only when their signatures
 match. `semcer COMMAND --help` is the manual of each command.
 
+exit status: 0 done; 1 done, but a judge failed on some edits (a rerun with the same --store
+retries only those); 2 an error, said in one line on standard error; 3 a `compare` gate tripped
+(--fail-if-worse); 130, 143, 129 stopped by
+Ctrl-C, SIGTERM, SIGHUP (nothing half-written; with --work-dir the same command resumes).
+
 quick start:
   semcer score examples/references.jsonl examples/tess_noisy.jsonl
 """

@@ -1,0 +1,26 @@
+"""The exit statuses `semcer --help` lists are the ones the code returns."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+import semcer.cli
+from semcer.cli.compare import GATE_FAILED
+
+
+def test_the_help_lists_the_statuses_the_code_returns(capsys):
+    with pytest.raises(SystemExit):
+        semcer.cli.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    stopped = f"{128 + signal.SIGINT}, {128 + signal.SIGTERM}, {128 + signal.SIGHUP} stopped by Ctrl-C, SIGTERM, SIGHUP"
+    assert stopped in text
+    assert f"{GATE_FAILED} a `compare` gate tripped" in text
+    assert "2 an error, said in one line" in text
+
+
+def test_a_stop_signal_outside_a_command_keeps_its_default_action():
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    assert semcer.cli.main(["policies"]) == 0
+    assert {sig: signal.getsignal(sig) for sig in before} == before  # restored after the command
