@@ -111,15 +111,15 @@ class Worker:
         if self._process.is_alive():
             self._process.kill()
         self._process.join()
+        self._reader.join(5)  # it reads the end of the pipe the worker's exit closed, and returns
         self._conn.close()
-        self._reader.join(2)
 
     def _read(self) -> None:
         """Read answers until the pipe closes (the worker ended, or was ended)."""
         while True:
             try:
                 data = self._conn.recv_bytes()
-            except (EOFError, OSError):
+            except (EOFError, OSError, TypeError):  # TypeError: the connection was closed under the read
                 break
             try:
                 seq, ok, value = pickle.loads(data)
