@@ -12,7 +12,6 @@ cyclic garbage collector around it (:func:`semcer.scale.gc.collector_paused`, us
 
 from __future__ import annotations
 
-import os
 import unicodedata
 from collections.abc import Callable, Sequence
 from operator import eq, itemgetter
@@ -25,6 +24,7 @@ from semcer.alignment.edits import Edit, count_ops, editops, to_edits, unit_span
 from semcer.alignment.line import Alignment, LineResult, LineStats
 from semcer.caches import cache
 from semcer.errors import EmptyReferenceError, SemcerError
+from semcer.speedups import compiled
 from semcer.text.cluster_ids import Clusters, cluster_ids
 from semcer.text.policy import TextPolicy
 from semcer.text.scan import JOINS, NFC, SLOW_SEGMENT, scan
@@ -242,11 +242,8 @@ def _python_lines(chunk, texts, seqs, names, need_edits, start, stop, rows, pol,
 def _fast_lines():
     """The C loop (``semcer.alignment._speedups.lines``), or None when it was not built or
     ``SEMCER_PURE_PYTHON=1`` asks for the Python loop."""
-    if os.environ.get("SEMCER_PURE_PYTHON", "") not in ("", "0"):
-        return None
-    try:
-        from semcer.alignment import _speedups
-    except ImportError:
+    _speedups = compiled("semcer.alignment._speedups")
+    if _speedups is None:
         return None
     _speedups.setup(Levenshtein.editops, Clusters, LineStats, LineResult, Alignment, Edit)
     return _speedups.lines

@@ -12,7 +12,6 @@ characters of the line that contains it (see :func:`cjk_word`).
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from itertools import accumulate
 from semcer.caches import LINE_CACHE, cache
 from semcer.judges.rubric import extra_lexicons, wordfreq_tables
 from semcer.judges.rubric.classes import UNIT_KINDS, unit_kind
+from semcer.speedups import compiled
 from semcer.text.script import base_lang
 from semcer.text.units import graphemes
 from semcer.text.words import quiet_jieba
@@ -282,13 +282,10 @@ _WORD_MASK = bytes(chr(i).lower() in _WORD_CODES and chr(i).isalpha() for i in r
 @cache(maxsize=1)
 def _fast_layout() -> Callable[..., _Layout] | None:
     """``_lexicon_speedups.layout`` (C), or None when it was not built or ``SEMCER_PURE_PYTHON=1``."""
-    if os.environ.get("SEMCER_PURE_PYTHON", "") not in ("", "0"):
+    module = compiled("semcer.judges.rubric._lexicon_speedups")
+    if module is None:
         return None
-    try:
-        from semcer.judges.rubric import _lexicon_speedups  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    layout: Callable[..., _Layout] = _lexicon_speedups.layout
+    layout: Callable[..., _Layout] = module.layout
     return layout
 
 

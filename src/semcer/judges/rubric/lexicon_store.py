@@ -54,6 +54,7 @@ import numpy as np
 
 from semcer.atomic import atomic_write
 from semcer.caches import cache
+from semcer.speedups import compiled
 
 MAGIC = b"SEMCERLX"
 FORMAT_VERSION = 1
@@ -200,13 +201,10 @@ def _read(fd: int, n: int, at: int) -> bytes:
 def _fast_get() -> Callable[..., int] | None:
     """The C lookup (``semcer.judges.rubric._lexicon_speedups.get``), or None when it was not built
     or ``SEMCER_PURE_PYTHON=1`` asks for the Python one."""
-    if os.environ.get("SEMCER_PURE_PYTHON", "") not in ("", "0"):
+    module = compiled("semcer.judges.rubric._lexicon_speedups")
+    if module is None:
         return None
-    try:
-        from semcer.judges.rubric import _lexicon_speedups  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    get: Callable[..., int] = _lexicon_speedups.get
+    get: Callable[..., int] = module.get
     return get
 
 
