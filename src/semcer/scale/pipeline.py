@@ -393,22 +393,23 @@ class _Beside:
 
 def _executor(settings: StreamSettings, judge: JudgeBase, n_chunks: int, store: JudgedEditStore | None, *,
               held: bool) -> Any:
-    """Where the chunks go: Ray; worker processes that hold their chunks (``held``, for a deterministic
-    judge with a spec) or that only prepare and judge; this process."""
+    """Where the chunks go: Ray actors or worker processes that hold their chunks (``held``, for a
+    deterministic judge with a spec), or that only prepare and judge; this process."""
     spec = judge.spec()
     spec_json = None if spec is None else spec.to_json()
+    holding = spec_json if held and judge.deterministic else None  # the spec of a judge whose chunks are held
     if settings.engine == "ray":
         from semcer.scale.ray_engine import RayExecutor, RayHeldExecutor
 
-        if held and spec_json is not None and judge.deterministic:
-            return RayHeldExecutor(settings.workers, spec_json, judge.identity, settings.ray_address,
+        if holding is not None:
+            return RayHeldExecutor(settings.workers, holding, judge.identity, settings.ray_address,
                                    stored=store is not None, gpus=settings.ray_gpus)
         return RayExecutor(settings.workers, spec_json, judge.identity, settings.ray_address, gpus=settings.ray_gpus)
     if settings.workers > 1 and n_chunks > 1:
         path = None if store is None or store.readonly else str(store.path)
         workers = min(settings.workers, n_chunks)
-        if held and spec_json is not None and judge.deterministic:
-            return HeldPoolExecutor(workers, spec_json, judge.identity, path, store is not None)
+        if holding is not None:
+            return HeldPoolExecutor(workers, holding, judge.identity, path, store is not None)
         return PoolExecutor(workers, spec_json, judge.identity, path, store is not None)
     return InlineExecutor()
 

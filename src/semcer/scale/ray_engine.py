@@ -31,7 +31,7 @@ from semcer.scale.chunks import ChunkTask, Prepared, judge_from_spec, judge_part
 from semcer.scale.executors import Pending, in_order, pieces, split
 from semcer.scale.finishing import FinishAsk, Finished
 from semcer.scale.held import HeldChunk, finish_held, judge_held, prepare_held
-from semcer.scale.workers import WorkerDied
+from semcer.scale.workers import RESUME_HINT, WorkerDied
 from semcer.store.sqlite import ReadyRows
 
 #: Chunks per worker in one Ray Data dataset: each dataset costs a start-up (its plan, its tasks).
@@ -90,6 +90,14 @@ def _start_ray(ray: Any, address: str | None) -> bool:
     return started
 
 
+def _end(ray: Any, actors: Sequence[Any], started: bool) -> None:
+    """Kill ``actors``, and shut Ray down when this run ``started`` it."""
+    for a in actors:
+        ray.kill(a)
+    if started:
+        ray.shutdown()
+
+
 def _loaded(task: ChunkTask) -> ChunkTask:
     """``task`` with its lines carried along (a node of the cluster may not see the files)."""
     return replace(task, pairs=task.pairs.loaded()) if hasattr(task.pairs, "loaded") else task
@@ -122,8 +130,7 @@ class _Answer:
         try:
             return self._ray.get(self._ref)
         except self._ray.exceptions.RayActorError as exc:
-            raise WorkerDied(f"a Ray actor holding chunks died: {str(exc).splitlines()[0]}; with --work-dir, "
-                             "running the same command again resumes from the finished chunks") from None
+            raise WorkerDied(f"a Ray actor holding chunks died: {str(exc).splitlines()[0]}; {RESUME_HINT}") from None
 
 
 class RayHeldExecutor:
@@ -157,12 +164,8 @@ class RayHeldExecutor:
         return _Answer(self.ray, self._actor(index).finish.remote(index, list(known), ask))
 
     def close(self) -> None:
-        for a in self._actors:
-            self.ray.kill(a)
-        self._actors = []
-        if self._started:
-            self.ray.shutdown()
-            self._started = False
+        _end(self.ray, self._actors, self._started)
+        self._actors, self._started = [], False
 
 
 class RayExecutor:
@@ -233,12 +236,8 @@ class RayExecutor:
         self.stats = total
 
     def close(self) -> None:
-        for a in self._actors:
-            self.ray.kill(a)
-        self._actors = []
-        if self._started:
-            self.ray.shutdown()
-            self._started = False
+        _end(self.ray, self._actors, self._started)
+        self._actors, self._started = [], False
 
 
 class _RemoteJudge(JudgeBase):

@@ -27,6 +27,8 @@ from typing import Any
 from semcer.errors import SemcerError
 
 _STOP = b""  # the message that ends a worker (a call is never empty)
+#: What a run that lost a worker can do (the end of every :class:`WorkerDied` message).
+RESUME_HINT = "with --work-dir, running the same command again resumes from the finished chunks"
 
 
 class WorkerDied(SemcerError):
@@ -144,8 +146,7 @@ class Worker:
             how = f"exited with status {code}"
         hint = (" (the kernel's out-of-memory killer does this: try fewer --workers or a smaller --chunk-lines)"
                 if code == -signal.SIGKILL else "")
-        return WorkerDied(f"worker process {self._process.pid} {how} before it answered{hint}; "
-                          "with --work-dir, running the same command again resumes from the finished chunks")
+        return WorkerDied(f"worker process {self._process.pid} {how} before it answered{hint}; {RESUME_HINT}")
 
 
 def _signal_name(number: int) -> str:
