@@ -24,3 +24,21 @@ def test_a_stop_signal_outside_a_command_keeps_its_default_action():
     before = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}
     assert semcer.cli.main(["policies"]) == 0
     assert {sig: signal.getsignal(sig) for sig in before} == before  # restored after the command
+
+
+def test_the_program_freezes_what_is_left_before_it_exits(monkeypatch):
+    """`semcer` (the console script and `python -m semcer`) is `run`: the command's status, and
+    everything left alive frozen, so that the interpreter's last collection walks none of it."""
+    import gc
+    import tomllib
+    from pathlib import Path
+
+    scripts = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["semcer"] == "semcer.cli:run"
+    monkeypatch.setattr(semcer.cli, "main", lambda argv=None: 3)
+    assert gc.get_freeze_count() == 0
+    try:
+        assert semcer.cli.run() == 3
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

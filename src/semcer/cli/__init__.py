@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any, NoReturn
 
 from semcer.errors import SemcerError
+from semcer.scale.gc import freeze_for_exit
 from semcer.version import __version__
 
 #: Subcommand modules, in the order ``semcer --help`` lists them.
@@ -90,6 +91,15 @@ def build_parser() -> argparse.ArgumentParser:
     for name in _COMMAND_MODULES:
         importlib.import_module(f"{__name__}.{name.replace('-', '_')}").register(sub)
     return parser
+
+
+def run() -> int:
+    """The ``semcer`` program (``python -m semcer``, the console script): :func:`main` on the
+    process's arguments, then what is left alive frozen so that exiting does not walk it
+    (:func:`semcer.scale.gc.freeze_for_exit`). Callers that go on running call :func:`main`."""
+    status = main()
+    freeze_for_exit()
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,6 +2,6 @@
 
 import sys
 
-from semcer.cli import main
+from semcer.cli import run
 
-sys.exit(main())
+sys.exit(run())
