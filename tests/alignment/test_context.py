@@ -4,18 +4,27 @@ edits x line length)."""
 
 from __future__ import annotations
 
+from unittest import mock
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import semcer
+from semcer.alignment import context
 from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW, MARK_CLOSE, MARK_OPEN, edit_contexts
 
 letters = st.text(alphabet="abcdeé ấ", min_size=0, max_size=30)
 
 
 def _contexts(ref: str, hyp: str, window: int):
+    """The contexts of an alignment, built by the compiled builder when there is one; checked to be
+    the same as the Python builder's (which the other tests then cover too)."""
     al = semcer.align(ref, hyp)
-    return al, edit_contexts(al.edits, al.ref_units, al.hyp_units, lang="vi", window=window)
+    built = edit_contexts(al.edits, al.ref_units, al.hyp_units, lang="vi", window=window)
+    with mock.patch.object(context, "_fast_contexts", lambda: None):
+        assert edit_contexts(al.edits, al.ref_units, al.hyp_units, lang="vi", window=window) == built
+    return al, built
 
 
 def _plain(marked: str) -> str:
@@ -86,3 +95,55 @@ def test_marked_pairs_of_short_lines_match_mark_on_the_units(ref, hyp):
     for e, c in zip(al.edits, ctx):
         assert c.marked_ref == mark(ru, e.ref_pos, e.op != "I")
         assert c.marked_hyp == mark(hu, e.hyp_pos, e.op != "D")
+
+
+# Text with one-, two- and four-byte code points (Latin-1, BMP, astral), multi-code-point clusters
+# (a combining acute, a Devanagari vowel sign, an emoji with a skin tone) and a character above the
+# marks (U+3042), so that every kind a marked string can take is met.
+mixed = st.text(alphabet="ab é\u0301क\u093f\U0001f44d\U0001f3fd\u3042\u00e9", max_size=40)
+
+
+@given(mixed, mixed, st.integers(1, 12), st.sampled_from(["grapheme", "codepoint"]), st.sampled_from(["nfc", "raw"]))
+@settings(max_examples=400, deadline=None)
+def test_the_compiled_contexts_are_the_python_ones(ref, hyp, window, unit, policy):
+    """``_speedups.contexts`` builds what :func:`_context` builds, field for field and type for type,
+    on whole lines and windows; the marked pairs are also :func:`mark` on the window's units (an
+    independent construction from the unit lists)."""
+    from semcer.alignment.context import _context, _offsets, mark
+
+    fast = context._fast_contexts()
+    if fast is None:
+        return  # not built here: the Python path is all there is (other tests run it)
+    al = semcer.align(ref, hyp, unit=unit, policy=policy)
+    ru, hu = list(al.ref_units), list(al.hyp_units)
+    assert "".join(ru) == al.ref and "".join(hu) == al.hyp  # what line_contexts passes as ref=, hyp=
+    ro, ho = _offsets(al.ref_units, al.ref), _offsets(al.hyp_units, al.hyp)
+    built = edit_contexts(al.edits, al.ref_units, al.hyp_units, lang="xx", line_id="l1", doc="d", window=window,
+                          ref=al.ref, hyp=al.hyp)
+    for e, c in zip(al.edits, built, strict=True):
+        py = _context(e, al.ref, al.hyp, ro, ho, "xx", "l1", "d", "item", window)
+        assert [(type(v), v) for v in (getattr(c, f) for f in c.__slots__)] == \
+               [(type(v), v) for v in (getattr(py, f) for f in py.__slots__)]
+        assert hash(c) == hash(py) and c.content_key() == py.content_key()
+        if len(ru) <= window and len(hu) <= window:  # the whole line
+            assert (c.ref, c.hyp, c.ref_start, c.hyp_start) == (al.ref, al.hyp, 0, 0)
+            r_units, h_units = ru, hu
+        else:
+            r_units = ru[c.ref_start : e.ref_pos + window + (e.op != "I")]
+            h_units = hu[c.hyp_start : e.hyp_pos + window + (e.op != "D")]
+        assert c.marked_ref == mark(r_units, c.ref_pos, e.op != "I")
+        assert c.marked_hyp == mark(h_units, c.hyp_pos, e.op != "D")
+
+
+def test_the_compiled_contexts_refuse_what_is_not_a_line():
+    from semcer.alignment.edits import Edit
+
+    fast = context._fast_contexts()
+    if fast is None:
+        return
+    with pytest.raises(IndexError):
+        fast([Edit("S", 3, 0, "x", "y")], "abc", "xyz", None, None, "en", "", "", "item", 100)
+    with pytest.raises(ValueError):
+        fast([Edit("S", 0, 0, "ab", "y")], "abc", "xyz", [0, 5], None, "en", "", "", "item", 100)
+    with pytest.raises(TypeError):
+        fast([("S", 0)], "abc", "xyz", None, None, "en", "", "", "item", 100)

@@ -5,6 +5,9 @@
  * SEMCER_PURE_PYTHON=1 is set, the Python loop runs instead. tests/alignment/test_engine.py checks that
  * both give identical results.
  *
+ * It also builds the judge contexts of a line's edits (contexts(), below), as
+ * semcer.alignment.context._context does.
+ *
  * The results are NamedTuple instances (LineStats, Edit, Alignment, LineResult); they are made
  * the way tuple.__new__(cls, items) makes them (tp_alloc of the class, then the items), without
  * the temporary tuple.
@@ -289,12 +292,266 @@ lines(PyObject *self, PyObject *args)
     return PyLong_FromLong(-1);
 }
 
+/* ---- contexts(): the judge contexts of one line's edits (semcer.alignment.context._context) ----
+ *
+ * For each edit, what _context() builds, field for field: the whole line when both sides fit in the
+ * window (the two texts shared by every edit of the line), else the window of units around the
+ * edit on each side; the marked pair; and an EditContext made as object.__new__ makes it, its
+ * fields then set through the class's own slot descriptors (the frozen dataclass's __init__ does
+ * the same through object.__setattr__). Offsets are None when every unit is one code point, else
+ * the list of where each unit starts in the text, plus the text's length.
+ */
+#define N_CONTEXT_FIELDS 15
+static PyTypeObject *context_t;
+static PyObject *context_fields[N_CONTEXT_FIELDS];
+static PyObject *s_open, *s_close;
+
+static PyObject *
+setup_contexts(PyObject *self, PyObject *args)
+{
+    PyObject *cls, *descrs, *names, *open, *close;
+    if (!PyArg_ParseTuple(args, "O!O!O!UU", &PyType_Type, &cls, &PyTuple_Type, &descrs, &PyTuple_Type, &names,
+                          &open, &close))
+        return NULL;
+    static const char *expected[N_CONTEXT_FIELDS] = {
+        "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos", "ref", "hyp", "marked_ref", "marked_hyp",
+        "line_id", "doc", "lang_source", "ref_start", "hyp_start"};
+    if (PyTuple_GET_SIZE(descrs) != N_CONTEXT_FIELDS || PyTuple_GET_SIZE(names) != N_CONTEXT_FIELDS) {
+        PyErr_SetString(PyExc_TypeError, "setup_contexts: the context class must have 15 fields");
+        return NULL;
+    }
+    for (int k = 0; k < N_CONTEXT_FIELDS; k++) {
+        PyObject *d = PyTuple_GET_ITEM(descrs, k), *name = PyTuple_GET_ITEM(names, k);
+        if (!PyUnicode_Check(name) || PyUnicode_CompareWithASCIIString(name, expected[k]) != 0
+            || Py_TYPE(d)->tp_descr_set == NULL) {
+            PyErr_Format(PyExc_TypeError, "setup_contexts: field %d must be the slot %s", k, expected[k]);
+            return NULL;
+        }
+    }
+    for (int k = 0; k < N_CONTEXT_FIELDS; k++)
+        Py_XSETREF(context_fields[k], Py_NewRef(PyTuple_GET_ITEM(descrs, k)));
+    Py_XSETREF(context_t, (PyTypeObject *)Py_NewRef(cls));
+    Py_XSETREF(s_open, Py_NewRef(open));
+    Py_XSETREF(s_close, Py_NewRef(close));
+    Py_RETURN_NONE;
+}
+
+/* Offset i of a side (offsets None: i itself); bounds are checked by the caller. */
+static Py_ssize_t
+offset_at(PyObject *offsets, Py_ssize_t i)
+{
+    return offsets == Py_None ? i : PyLong_AsSsize_t(PyList_GET_ITEM(offsets, i));
+}
+
+/* Units of a side: len(text) when offsets is None, else len(offsets) - 1; -1 with an exception. */
+static Py_ssize_t
+units_of(PyObject *text, PyObject *offsets)
+{
+    if (offsets == Py_None)
+        return PyUnicode_GET_LENGTH(text);
+    if (!PyList_CheckExact(offsets) || PyList_GET_SIZE(offsets) < 1) {
+        PyErr_SetString(PyExc_TypeError, "contexts: offsets must be None or a non-empty list");
+        return -1;
+    }
+    return PyList_GET_SIZE(offsets) - 1;
+}
+
+/* The largest code point of text[lo:hi]. */
+static Py_UCS4
+max_char(PyObject *text, Py_ssize_t lo, Py_ssize_t hi)
+{
+    int kind = PyUnicode_KIND(text);
+    if (kind != PyUnicode_4BYTE_KIND)
+        return kind == PyUnicode_1BYTE_KIND ? 0xFF : 0xFFFF; /* below the marks' U+27E6 either way */
+    const Py_UCS4 *data = PyUnicode_4BYTE_DATA(text);
+    Py_UCS4 m = 0;
+    for (Py_ssize_t i = lo; i < hi; i++)
+        if (data[i] > m)
+            m = data[i];
+    return m;
+}
+
+/* text[lo:a] + open + text[a:b] + close + text[b:hi], as a new string in its exact kind. */
+static PyObject *
+marked(PyObject *text, Py_ssize_t lo, Py_ssize_t a, Py_ssize_t b, Py_ssize_t hi)
+{
+    Py_UCS4 m = max_char(text, lo, hi), mo = PyUnicode_MAX_CHAR_VALUE(s_open), mc = PyUnicode_MAX_CHAR_VALUE(s_close);
+    Py_ssize_t no = PyUnicode_GET_LENGTH(s_open), nc = PyUnicode_GET_LENGTH(s_close);
+    m = m > mo ? m : mo;
+    m = m > mc ? m : mc;
+    PyObject *out = PyUnicode_New((hi - lo) + no + nc, m);
+    if (out == NULL)
+        return NULL;
+    Py_ssize_t at = 0;
+    if (PyUnicode_CopyCharacters(out, at, text, lo, a - lo) < 0)
+        goto fail;
+    at += a - lo;
+    if (PyUnicode_CopyCharacters(out, at, s_open, 0, no) < 0)
+        goto fail;
+    at += no;
+    if (PyUnicode_CopyCharacters(out, at, text, a, b - a) < 0)
+        goto fail;
+    at += b - a;
+    if (PyUnicode_CopyCharacters(out, at, s_close, 0, nc) < 0)
+        goto fail;
+    at += nc;
+    if (PyUnicode_CopyCharacters(out, at, text, b, hi - b) < 0)
+        goto fail;
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+static PyObject *
+new_context(PyObject **values)
+{
+    PyObject *obj = context_t->tp_alloc(context_t, 0);
+    if (obj == NULL)
+        return NULL;
+    for (int k = 0; k < N_CONTEXT_FIELDS; k++) {
+        if (Py_TYPE(context_fields[k])->tp_descr_set(context_fields[k], obj, values[k]) < 0) {
+            Py_DECREF(obj);
+            return NULL;
+        }
+    }
+    return obj;
+}
+
+/* One side of an edit: the unit's [a, b) and the window's [lo, hi) in the text, its first unit w0. */
+typedef struct {
+    Py_ssize_t a, b, lo, hi, w0;
+} side_t;
+
+static int
+side_of(PyObject *text, PyObject *offsets, Py_ssize_t n, Py_ssize_t pos, int present, int whole, Py_ssize_t window,
+        side_t *s)
+{
+    if (pos < 0 || pos > n - present) {
+        PyErr_SetString(PyExc_IndexError, "contexts: an edit's position is outside its line");
+        return -1;
+    }
+    s->a = offset_at(offsets, pos);
+    s->b = present ? offset_at(offsets, pos + 1) : s->a;
+    if (whole) {
+        s->w0 = 0;
+        s->lo = 0;
+        s->hi = PyUnicode_GET_LENGTH(text);
+    }
+    else {
+        Py_ssize_t w1 = pos + window + present;
+        s->w0 = pos > window ? pos - window : 0;
+        s->lo = offset_at(offsets, s->w0);
+        s->hi = offset_at(offsets, w1 < n ? w1 : n);
+    }
+    if (PyErr_Occurred())
+        return -1;
+    if (!(0 <= s->lo && s->lo <= s->a && s->a <= s->b && s->b <= s->hi && s->hi <= PyUnicode_GET_LENGTH(text))) {
+        PyErr_SetString(PyExc_ValueError, "contexts: the offsets do not fit the text");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+one_context(PyObject *e, PyObject *ref, PyObject *hyp, PyObject *ro, PyObject *ho, Py_ssize_t nr, Py_ssize_t nh,
+            int whole, Py_ssize_t window, PyObject *const *fixed)
+{
+    if (!PyTuple_Check(e) || PyTuple_GET_SIZE(e) < 5) {
+        PyErr_SetString(PyExc_TypeError, "contexts: an edit must be an Edit");
+        return NULL;
+    }
+    PyObject *op = PyTuple_GET_ITEM(e, 0);
+    if (!PyUnicode_Check(op) || PyUnicode_GET_LENGTH(op) != 1) {
+        PyErr_SetString(PyExc_ValueError, "contexts: an edit's op must be S, D or I");
+        return NULL;
+    }
+    Py_UCS4 code = PyUnicode_READ_CHAR(op, 0);
+    Py_ssize_t rp = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 1)), hp = PyLong_AsSsize_t(PyTuple_GET_ITEM(e, 2));
+    if ((rp == -1 || hp == -1) && PyErr_Occurred())
+        return NULL;
+    side_t r, h;
+    if (side_of(ref, ro, nr, rp, code != 'I', whole, window, &r) < 0
+        || side_of(hyp, ho, nh, hp, code != 'D', whole, window, &h) < 0)
+        return NULL;
+    PyObject *values[N_CONTEXT_FIELDS] = {
+        fixed[0], op, PyTuple_GET_ITEM(e, 3), PyTuple_GET_ITEM(e, 4), NULL, NULL, NULL, NULL, NULL, NULL,
+        fixed[1], fixed[2], fixed[3], NULL, NULL};
+    values[4] = whole ? Py_NewRef(PyTuple_GET_ITEM(e, 1)) : PyLong_FromSsize_t(rp - r.w0);
+    values[5] = whole ? Py_NewRef(PyTuple_GET_ITEM(e, 2)) : PyLong_FromSsize_t(hp - h.w0);
+    values[6] = whole ? Py_NewRef(ref) : PyUnicode_Substring(ref, r.lo, r.hi);
+    values[7] = whole ? Py_NewRef(hyp) : PyUnicode_Substring(hyp, h.lo, h.hi);
+    values[8] = marked(ref, r.lo, r.a, r.b, r.hi);
+    values[9] = marked(hyp, h.lo, h.a, h.b, h.hi);
+    values[13] = PyLong_FromSsize_t(r.w0);
+    values[14] = PyLong_FromSsize_t(h.w0);
+    PyObject *ctx = NULL;
+    int made = 1;
+    for (int k = 4; k < N_CONTEXT_FIELDS; k++)
+        if (k < 10 || k > 12)
+            made = made && values[k] != NULL;
+    if (made)
+        ctx = new_context(values);
+    for (int k = 4; k < N_CONTEXT_FIELDS; k++)
+        if (k < 10 || k > 12)
+            Py_XDECREF(values[k]);
+    return ctx;
+}
+
+/* contexts(edits, ref, hyp, ref_offsets, hyp_offsets, lang, line_id, doc, lang_source, window) -> list */
+static PyObject *
+contexts(PyObject *self, PyObject *args)
+{
+    PyObject *edits, *ref, *hyp, *ro, *ho, *lang, *line_id, *doc, *source;
+    Py_ssize_t window;
+    if (context_t == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "contexts: setup_contexts() was not called");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "OUUOOUUUUn", &edits, &ref, &hyp, &ro, &ho, &lang, &line_id, &doc, &source, &window))
+        return NULL;
+    Py_ssize_t nr = units_of(ref, ro), nh = nr < 0 ? -1 : units_of(hyp, ho);
+    if (nh < 0)
+        return NULL;
+    if (window < 1) {
+        PyErr_SetString(PyExc_ValueError, "contexts: the window must be at least 1 unit");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(edits, "contexts: edits must be a sequence");
+    if (seq == NULL)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    PyObject *out = PyList_New(n);
+    if (out == NULL) {
+        Py_DECREF(seq);
+        return NULL;
+    }
+    PyObject *const fixed[4] = {lang, line_id, doc, source};
+    int whole = nr <= window && nh <= window;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *ctx = one_context(PySequence_Fast_GET_ITEM(seq, i), ref, hyp, ro, ho, nr, nh, whole, window, fixed);
+        if (ctx == NULL) {
+            Py_DECREF(out);
+            Py_DECREF(seq);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, ctx);
+    }
+    Py_DECREF(seq);
+    return out;
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(editops, Clusters, LineStats, LineResult, Alignment, Edit): what lines() calls and builds."},
     {"lines", lines, METH_VARARGS,
      "lines(chunk, texts, seqs, names, need_edits, start, rows) -> index of the first line with an "
      "empty reference, or -1 when all lines are appended to rows."},
+    {"setup_contexts", setup_contexts, METH_VARARGS,
+     "setup_contexts(EditContext, slot descriptors, field names, mark_open, mark_close): what contexts() builds."},
+    {"contexts", contexts, METH_VARARGS,
+     "contexts(edits, ref, hyp, ref_offsets, hyp_offsets, lang, line_id, doc, lang_source, window) -> "
+     "the EditContext of each edit (semcer.alignment.context._context)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,11 +13,13 @@ identity (``+ctx100``): a different window is a different judge.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
 from itertools import accumulate
 
 from semcer.alignment.edits import Edit
+from semcer.caches import cache
+from semcer.speedups import compiled
 from semcer.text.script import detect_language
 
 #: Grapheme units a judge sees on each side of an edit, on each side of the pair.
@@ -83,13 +85,9 @@ def _offsets(units: Sequence[str], text: str) -> Sequence[int]:
     return list(accumulate(map(len, units), initial=0))
 
 
-def _mark_at(text: str, offsets: Sequence[int], pos: int, present: bool) -> str:
-    """:func:`mark` of the units whose concatenation is ``text`` and whose offsets are ``offsets``."""
-    a = offsets[pos]
-    if present:
-        b = offsets[pos + 1]
-        return f"{text[:a]}{MARK_OPEN}{text[a:b]}{MARK_CLOSE}{text[b:]}"
-    return f"{text[:a]}{MARK_OPEN}{MARK_CLOSE}{text[a:]}"
+def _marked(text: str, lo: int, a: int, b: int, hi: int) -> str:
+    """``text[lo:hi]`` with ``text[a:b]`` between ⟦ ⟧ (an empty ⟦⟧ at ``a`` when ``a == b``)."""
+    return f"{text[lo:a]}{MARK_OPEN}{text[a:b]}{MARK_CLOSE}{text[b:hi]}"
 
 
 def edit_contexts(
@@ -101,29 +99,55 @@ def edit_contexts(
     line_id: str = "",
     doc: str = "",
     window: int = DEFAULT_CONTEXT_WINDOW,
+    ref: str | None = None,
+    hyp: str | None = None,
 ) -> list[EditContext]:
-    """One judge context per edit of a line, each seeing at most ``window`` units on each side."""
+    """One judge context per edit of a line, each seeing at most ``window`` units on each side.
+
+    ``ref``/``hyp``: the units joined, when the caller has them (an :class:`Alignment`'s texts).
+    The contexts are built in C (``_speedups.c``) when that was built, else by :func:`_context`.
+    """
     if window < 1:
         raise ValueError(f"the context window must be at least 1 unit, got {window}")
     lang_source = "item"
     if not lang:
         lang, lang_source = detect_language("".join(ref_units[: 2 * window + 1] or hyp_units[: 2 * window + 1])), "script"
-    if len(ref_units) <= window and len(hyp_units) <= window:  # the whole line is inside every window
-        ref, hyp = "".join(ref_units), "".join(hyp_units)
-        ro, ho = _offsets(ref_units, ref), _offsets(hyp_units, hyp)
-        return [EditContext(lang, e.op, e.ref_unit, e.hyp_unit, e.ref_pos, e.hyp_pos, ref, hyp,
-                            _mark_at(ref, ro, e.ref_pos, e.op != "I"), _mark_at(hyp, ho, e.hyp_pos, e.op != "D"),
-                            line_id, doc, lang_source)
-                for e in edits]
-    return [_windowed(e, ref_units, hyp_units, lang, line_id, doc, lang_source, window) for e in edits]
+    ref = "".join(ref_units) if ref is None else ref
+    hyp = "".join(hyp_units) if hyp is None else hyp
+    ro, ho = _offsets(ref_units, ref), _offsets(hyp_units, hyp)
+    fast = _fast_contexts()
+    if fast is not None:
+        return fast(edits, ref, hyp, None if type(ro) is range else ro, None if type(ho) is range else ho,
+                    lang, line_id, doc, lang_source, window)
+    return [_context(e, ref, hyp, ro, ho, lang, line_id, doc, lang_source, window) for e in edits]
 
 
-def _windowed(e: Edit, ref_units: Sequence[str], hyp_units: Sequence[str], lang: str, line_id: str, doc: str,
-              lang_source: str, window: int) -> EditContext:
-    """The context of one edit on a long line: the ``window`` units before and after it, each side."""
-    r0, h0 = max(0, e.ref_pos - window), max(0, e.hyp_pos - window)
-    ru = ref_units[r0 : e.ref_pos + window + (0 if e.op == "I" else 1)]
-    hu = hyp_units[h0 : e.hyp_pos + window + (0 if e.op == "D" else 1)]
-    rp, hp = e.ref_pos - r0, e.hyp_pos - h0
-    return EditContext(lang, e.op, e.ref_unit, e.hyp_unit, rp, hp, "".join(ru), "".join(hu),
-                       mark(ru, rp, e.op != "I"), mark(hu, hp, e.op != "D"), line_id, doc, lang_source, r0, h0)
+def _context(e: Edit, ref: str, hyp: str, ro: Sequence[int], ho: Sequence[int], lang: str, line_id: str, doc: str,
+             lang_source: str, window: int) -> EditContext:
+    """The context of one edit: the whole line when both sides fit in the window (the texts
+    themselves, shared by the line's edits), else the ``window`` units before and after it, each side."""
+    nr, nh = len(ro) - 1, len(ho) - 1
+    rp, hp = e.ref_pos, e.hyp_pos
+    ra, rb = ro[rp], ro[rp + 1] if e.op != "I" else ro[rp]
+    ha, hb = ho[hp], ho[hp + 1] if e.op != "D" else ho[hp]
+    if nr <= window and nh <= window:  # the whole line is inside every window
+        return EditContext(lang, e.op, e.ref_unit, e.hyp_unit, rp, hp, ref, hyp,
+                           _marked(ref, 0, ra, rb, len(ref)), _marked(hyp, 0, ha, hb, len(hyp)), line_id, doc, lang_source)
+    r0, h0 = max(0, rp - window), max(0, hp - window)
+    r1, h1 = min(nr, rp + window + (e.op != "I")), min(nh, hp + window + (e.op != "D"))
+    rlo, rhi, hlo, hhi = ro[r0], ro[r1], ho[h0], ho[h1]
+    return EditContext(lang, e.op, e.ref_unit, e.hyp_unit, rp - r0, hp - h0, ref[rlo:rhi], hyp[hlo:hhi],
+                       _marked(ref, rlo, ra, rb, rhi), _marked(hyp, hlo, ha, hb, hhi), line_id, doc, lang_source, r0, h0)
+
+
+@cache(maxsize=1)
+def _fast_contexts() -> Callable[..., list[EditContext]] | None:
+    """The C builder of a line's contexts (``semcer.alignment._speedups.contexts``), or None when it
+    was not built or ``SEMCER_PURE_PYTHON=1`` asks for :func:`_context`."""
+    speedups = compiled("semcer.alignment._speedups")
+    if speedups is None:
+        return None
+    names = tuple(f.name for f in fields(EditContext))
+    assert Edit._fields[:5] == ("op", "ref_pos", "hyp_pos", "ref_unit", "hyp_unit"), "the C builder reads these"
+    speedups.setup_contexts(EditContext, tuple(EditContext.__dict__[n] for n in names), names, MARK_OPEN, MARK_CLOSE)
+    return speedups.contexts

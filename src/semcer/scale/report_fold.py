@@ -121,7 +121,7 @@ class StreamedLines:
     def _segments(self, pair: Pair, row: Any) -> list[Any] | None:
         al = align_one(pair.ref, pair.hyp, self.unit, self.policy, edits=True, offsets=False)
         contexts = edit_contexts(al.edits, al.ref_units, al.hyp_units, lang=row.lang, line_id=row.id, doc=row.doc,
-                                 window=self.window)
+                                 window=self.window, ref=al.ref, hyp=al.hyp)
         found = [self.judgements.get(JudgedEditStore.key(self.identity, c)) for c in contexts]
         if any(j is None for j in found):
             return None  # not the edits that were judged (cannot happen with the same inputs)

@@ -104,7 +104,7 @@ def line_contexts(rows: Sequence[LineResult], window: int = DEFAULT_CONTEXT_WIND
             al = r.alignment
             assert al is not None, "rows to judge must keep their alignments (edits=True)"
             contexts.extend(edit_contexts(r.edits, al.ref_units, al.hyp_units, lang=r.lang, line_id=r.id, doc=r.doc,
-                                          window=window))
+                                          window=window, ref=al.ref, hyp=al.hyp))
         spans.append((start, len(contexts)))
     return contexts, spans
 
