@@ -11,6 +11,7 @@ import pytest
 from llm_server import ChatServer, fixed_backend
 
 import semcer
+import semcer.cli
 from semcer.io.collections import read_collection
 from semcer.io.pairing import pair_collections
 from semcer.judges import resolve_judge
@@ -92,3 +93,23 @@ def test_offline_judge_chunks_are_held_by_actors_and_the_parent_writes_the_store
     with JudgedEditStore(tmp_path / "ray.sqlite", readonly=True) as a, \
             JudgedEditStore(tmp_path / "local.sqlite", readonly=True) as b:
         assert len(a) == len(b) == local.judge_summary["edits"]  # every distinct edit once, none missing
+
+
+def test_the_command_line_starts_its_own_ray_quietly(tmp_path):
+    """`semcer score --engine ray` with no Ray running starts a local one and says nothing of it on
+    standard error (a new Ray announces there that it turned token authentication on), and its
+    JSON is the local engine's; the run's Ray is shut down when it ends."""
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "RAY_ADDRESS": ""}
+    env.pop("RAY_AUTH_MODE", None)
+    out, local = tmp_path / "ray.json", tmp_path / "local.json"
+    run = subprocess.run([sys.executable, "-m", "semcer", "score", str(REFS), str(HYPS), "--engine", "ray", "--quiet",
+                          "--json", "-o", str(out)], capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+    assert semcer.cli.main(["score", str(REFS), str(HYPS), "--quiet", "--json", "-o", str(local)]) == 0
+    ray_doc, local_doc = json.loads(out.read_text()), json.loads(local.read_text())
+    assert ray_doc["signature"] == local_doc["signature"] and ray_doc["corpus"] == local_doc["corpus"]

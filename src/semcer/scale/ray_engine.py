@@ -79,14 +79,18 @@ class JudgeActor:
 
 def _start_ray(ray: Any, address: str | None) -> bool:
     """Connect to ``address`` (or start a local Ray) unless Ray is already initialised; quiet, in
-    order. True when this call started it (and so shuts it down)."""
+    order. True when this call started it (and so shuts it down).
+
+    Ray's own loggers are set to errors first: Ray Data logs every dataset's plan at INFO, and a new
+    local Ray announces at WARNING that it turned token authentication on (it stays on; an explicit
+    ``RAY_AUTH_MODE`` is Ray's to honour)."""
+    for name in ("ray", "ray.data"):
+        logging.getLogger(name).setLevel(logging.ERROR)
     started = False
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
                  configure_logging=False)
         started = True
-    for name in ("ray", "ray.data"):  # Ray Data logs every dataset's plan at INFO on standard error
-        logging.getLogger(name).setLevel(logging.ERROR)
     return started
 
 
