@@ -147,3 +147,11 @@ def test_the_compiled_contexts_refuse_what_is_not_a_line():
         fast([Edit("S", 0, 0, "ab", "y")], "abc", "xyz", [0, 5], None, "en", "", "", "item", 100)
     with pytest.raises(TypeError):
         fast([("S", 0)], "abc", "xyz", None, None, "en", "", "", "item", 100)
+
+
+def test_a_window_wider_than_any_line_is_the_whole_line():
+    """A window beyond what a C integer holds sees the lines whole, as a window of their length does."""
+    al = semcer.align("Tấm Cám đấng", "Tám Cám đáng")
+    huge = edit_contexts(al.edits, al.ref_units, al.hyp_units, lang="vi", window=10**30)
+    assert huge == edit_contexts(al.edits, al.ref_units, al.hyp_units, lang="vi", window=12)
+    assert all(c.ref == al.ref and c.ref_start == 0 for c in huge)

@@ -116,9 +116,9 @@ def edit_contexts(
     hyp = "".join(hyp_units) if hyp is None else hyp
     ro, ho = _offsets(ref_units, ref), _offsets(hyp_units, hyp)
     fast = _fast_contexts()
-    if fast is not None:
+    if fast is not None:  # a window wider than both lines sees them whole: clamped, it fits a C integer
         return fast(edits, ref, hyp, None if type(ro) is range else ro, None if type(ho) is range else ho,
-                    lang, line_id, doc, lang_source, window)
+                    lang, line_id, doc, lang_source, min(window, max(len(ro), len(ho))))
     return [_context(e, ref, hyp, ro, ho, lang, line_id, doc, lang_source, window) for e in edits]
 
 
