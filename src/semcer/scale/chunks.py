@@ -18,7 +18,7 @@ from typing import Any
 
 from semcer.alignment.context import EditContext
 from semcer.alignment.engine import Pair, align_lines
-from semcer.alignment.line import LineResult
+from semcer.alignment.line import LineResult, without_alignment
 from semcer.caches import cache
 from semcer.errors import JudgeError
 from semcer.judges.base import JudgeBase, JudgeSpec
@@ -110,7 +110,7 @@ def prepare_chunk(task: ChunkTask) -> Prepared:
     contexts, spans = line_contexts(rows, task.window)
     keys = tuple(JudgedEditStore.key(task.identity, c) for c in contexts)
     words, pages = _beside(pairs, task)
-    return Prepared(task.index, tuple(r._replace(alignment=None) for r in rows), tuple(skipped), tuple(contexts),
+    return Prepared(task.index, tuple(map(without_alignment, rows)), tuple(skipped), tuple(contexts),
                     tuple(spans), keys, words, pages)
 
 

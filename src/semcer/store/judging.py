@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW, EditContext, edit_contexts
 from semcer.alignment.edits import Edit
-from semcer.alignment.line import LineResult
+from semcer.alignment.line import LineResult, with_severity
 from semcer.judges.base import JudgeBase, JudgeStats
 from semcer.judges.distribution import Judgement
 from semcer.store.cached import CacheStats, judge_cached
@@ -137,7 +137,7 @@ def with_judgements(rows: Sequence[LineResult], contexts: Sequence[EditContext],
         line_j = judgements[a:b]
         sev = severities[a:b]
         severity = None if any(s is None for s in sev) else math.fsum(sev)  # type: ignore[arg-type]
-        out_rows.append(r._replace(stats=r.stats._replace(severity=severity)))
+        out_rows.append(with_severity(r, severity))
         if keep:
             for e, c, j in zip(r.edits or (), contexts[a:b], line_j):
                 judged.append(JudgedEdit(r.id, r.doc, c.lang, e, c, j))
