@@ -223,3 +223,44 @@ def test_a_run_that_loses_a_worker_says_so_then_resumes(corpus, tmp_path):
 
 def _direct_children(pid: int) -> list[int]:
     return [int(k) for t in os.listdir(f"/proc/{pid}/task") for k in Path(f"/proc/{pid}/task/{t}/children").read_text().split()]
+
+
+_WORKER_IMPORTS = """
+import sys
+from semcer.scale.workers import WORKER_MODULES, Worker, prestart
+if sys.argv[1] == "prestart":
+    prestart()
+w = Worker()
+try:
+    print(" ".join(m for m in WORKER_MODULES if m in w.submit(eval, "list(__import__('sys').modules)").get()))
+finally:
+    w.close()
+"""
+
+
+@pytest.mark.skipif("forkserver" not in __import__("multiprocessing").get_all_start_methods(), reason="no forkserver")
+def test_prestart_has_the_forkserver_import_what_workers_run():
+    """After prestart() a worker has the workers' code before its first call (it was forked from a
+    forkserver that imported it); without it, a worker imports it on its first calls. A fresh process
+    each, since a forkserver keeps what it imported when it started."""
+    def imported(mode: str) -> set[str]:
+        out = subprocess.run([sys.executable, "-c", _WORKER_IMPORTS, mode], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        return set(out.stdout.split())
+
+    assert {"semcer.scale.held", "semcer.judges.compact.judge"} <= imported("prestart")
+    assert "semcer.scale.held" not in imported("plain")
+
+
+def test_workers_are_prestarted_only_for_inputs_of_more_than_one_chunk(tmp_path):
+    from semcer.cli.score import _BYTES_PER_LINE_GUESS, _needs_workers
+    from semcer.scale.pipeline import StreamSettings
+
+    small, big = tmp_path / "small.jsonl", tmp_path / "big.jsonl"
+    small.write_bytes(b"x" * 1000)
+    big.write_bytes(b"x" * (_BYTES_PER_LINE_GUESS * 100 + 1))
+    two = StreamSettings(workers=2, chunk_lines=100)
+    assert _needs_workers(str(big), two) and not _needs_workers(str(small), two)
+    assert not _needs_workers(str(big), StreamSettings(workers=1, chunk_lines=100))
+    assert not _needs_workers(str(big), StreamSettings(workers=2, chunk_lines=100, engine="ray"))
+    assert not _needs_workers(str(tmp_path), two) and not _needs_workers(str(tmp_path / "missing"), two)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -34,6 +35,7 @@ from semcer.scale.chunks import CER_ONLY, Beside
 from semcer.scale.pipeline import Streamed, score_stream, unmatched_of
 from semcer.scale.reading import jsonl_source
 from semcer.scale.report_fold import ReportAsk
+from semcer.scale.workers import prestart
 
 HELP = f"""\
 Compute CER and semCER of HYPS against REFS.
@@ -109,6 +111,8 @@ def stream_scored(args: argparse.Namespace, settings: Any, steps: Steps, *,
                   before_edits: Callable[[Streamed], None] | None = None, beside: Beside = CER_ONLY) -> Streamed:
     """Score ``args.refs`` against ``args.hyps`` (one system) with the judge the options name,
     streamed: two plain .jsonl files are read a chunk at a time, anything else read whole first."""
+    if _needs_workers(args.refs, settings):
+        prestart()  # the workers' code is imported by their forkserver while the inputs are read and checked
     source = jsonl_source(args.refs, args.hyps, formats=(args.format, args.ref_format, args.hyp_format),
                           lang=getattr(args, "lang", None), workers=settings.workers)
     with steps.step("read and paired the inputs"):
@@ -120,6 +124,23 @@ def stream_scored(args: argparse.Namespace, settings: Any, steps: Steps, *,
                             store=args.store, unmatched=None if paired is None else unmatched_of(paired),
                             settings=settings, progress=show_progress(args), before_edits=before_edits, beside=beside,
                             provenance=None if paired is None else paired.provenance)
+
+
+#: Bytes of a reference file per line below which its chunks are taken to fit one worker (a guess from
+#: the size alone, before the file is read: bench lines are about 200 bytes, short ones 40).
+_BYTES_PER_LINE_GUESS = 40
+
+
+def _needs_workers(refs: str, settings: Any) -> bool:
+    """Whether a run will probably start worker processes: local workers asked for, and a reference
+    file large enough for more than one chunk."""
+    if settings.engine != "local" or settings.workers < 2:
+        return False
+    try:
+        size = os.stat(refs).st_size
+    except OSError:
+        return False
+    return os.path.isfile(refs) and size > _BYTES_PER_LINE_GUESS * settings.chunk_lines
 
 
 def _beside(args: argparse.Namespace) -> Beside:

@@ -42,6 +42,26 @@ def context() -> Any:
                                        else "spawn")
 
 
+#: What the workers of a run import on their first calls (the held chunks' and the checks' code and the
+#: offline judges): :func:`prestart` has the forkserver import them once, before it forks any worker.
+WORKER_MODULES = ("semcer.scale.held", "semcer.scale.reading", "semcer.judges.compact.judge",
+                  "semcer.judges.rubric.features", "pythainlp")
+
+
+def prestart() -> None:
+    """Start the forkserver now, importing :data:`WORKER_MODULES` (a missing optional one is skipped),
+    while this process goes on reading and checking its inputs: the workers it starts later are
+    forked with that code already imported instead of each importing it on its first call. Nothing
+    where there is no forkserver; a forkserver already running keeps what it imported."""
+    ctx = context()
+    if ctx.get_start_method() != "forkserver":
+        return
+    from multiprocessing import forkserver
+
+    ctx.set_forkserver_preload(["__main__", *WORKER_MODULES])  # __main__: the default preload, kept
+    forkserver.ensure_running()
+
+
 class Call:
     """A call sent to a worker: ``get()`` waits for its answer (the value, or the exception raised)."""
 
