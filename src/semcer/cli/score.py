@@ -126,8 +126,9 @@ def stream_scored(args: argparse.Namespace, settings: Any, steps: Steps, *,
                             provenance=None if paired is None else paired.provenance)
 
 
-#: Bytes of a reference file per line below which its chunks are taken to fit one worker (a guess from
-#: the size alone, before the file is read: bench lines are about 200 bytes, short ones 40).
+#: A short reference line's bytes: a file smaller than this times the chunk size is taken to be one
+#: chunk, which no worker is started for (a guess from the size alone, before the file is read; the
+#: bench corpus's lines take about 200 bytes).
 _BYTES_PER_LINE_GUESS = 40
 
 

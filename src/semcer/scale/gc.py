@@ -38,5 +38,5 @@ def freeze_for_exit() -> None:
     """Freeze every object still alive, for a program that is about to exit: the interpreter's
     last collection at exit then walks none of them. A run of ``semcer score`` leaves its bounded
     caches full (hundreds of thousands of small tuples), and that one collection took about a tenth
-    of a 20,000-line run. Only for a program's end: frozen objects are never collected again."""
+    of a 20,000-line run (timed by hand, 2026-12-03). Only for a program's end: frozen objects are never collected again."""
     gc.freeze()
