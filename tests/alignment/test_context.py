@@ -155,3 +155,35 @@ def test_a_window_wider_than_any_line_is_the_whole_line():
     huge = edit_contexts(al.edits, al.ref_units, al.hyp_units, lang="vi", window=10**30)
     assert huge == edit_contexts(al.edits, al.ref_units, al.hyp_units, lang="vi", window=12)
     assert all(c.ref == al.ref and c.ref_start == 0 for c in huge)
+
+
+@given(st.lists(st.sampled_from(["a", "é", "e\u0301", "क\u093f", "\U0001f44d\U0001f3fd", "\u3042"]), max_size=30),
+       st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_the_compiled_offsets_are_accumulated_lengths(clusters, as_ids):
+    """``_speedups.offsets`` of a list of clusters, or of the same as an id string with names (an id
+    that names lack counts as itself, as ``Clusters`` reads it), is the running sum of the lengths."""
+    from itertools import accumulate
+
+    from semcer.alignment.context import _fast_offsets
+    from semcer.text.cluster_ids import RESERVED, Clusters
+
+    fast = _fast_offsets()
+    if fast is None:
+        return
+    expected = list(accumulate(map(len, clusters), initial=0))
+    text = "".join(clusters)
+    if not as_ids:
+        assert fast(list(clusters), text, Clusters, *RESERVED) == expected
+        return
+    id_of: dict[str, str] = {}  # a longer cluster's id, as cluster_ids hands them out
+    for c in clusters:
+        if len(c) > 1:
+            id_of.setdefault(c, chr(RESERVED[0] + len(id_of)))
+    ids = "".join(id_of.get(c, c) for c in clusters)
+    names = {i: c for c, i in id_of.items()}
+    lost = chr(RESERVED[0] + 500)  # a reserved id with no name: Clusters reads it as itself
+    units = Clusters(ids + lost, names)
+    assert list(units)[: len(clusters)] == clusters
+    assert fast(units, text + lost, Clusters, *RESERVED) == list(accumulate(map(len, units), initial=0))
+    assert fast(units, text + lost, Clusters, *RESERVED)[:-1] == expected

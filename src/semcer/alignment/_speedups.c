@@ -541,6 +541,90 @@ contexts(PyObject *self, PyObject *args)
     return out;
 }
 
+/* offsets(units, text, Clusters, reserved_lo, reserved_hi) -> where each unit of units (a list of
+ * strings, or a Clusters: its id string and names) starts in text, their concatenation, plus
+ * len(text): what list(accumulate(map(len, units), initial=0)) gives (context._offsets). A
+ * Clusters id outside [reserved_lo, reserved_hi) is a code point, its own one-character name; an
+ * id inside it is looked up in names, as Clusters.__iter__ does (names.get(id, id)). */
+static PyObject *
+unit_offsets(PyObject *self, PyObject *args)
+{
+    PyObject *units, *text, *cls;
+    unsigned long lo, hi;
+    if (!PyArg_ParseTuple(args, "OUOkk", &units, &text, &cls, &lo, &hi))
+        return NULL;
+    PyObject *ids = NULL, *names = NULL;
+    Py_ssize_t n;
+    if (PyList_CheckExact(units)) {
+        n = PyList_GET_SIZE(units);
+    }
+    else if (PyObject_TypeCheck(units, (PyTypeObject *)cls)) {
+        ids = PyObject_GetAttrString(units, "ids");
+        names = ids == NULL ? NULL : PyObject_GetAttrString(units, "names");
+        if (names == NULL || !PyUnicode_Check(ids) || !PyDict_Check(names)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "offsets: a Clusters must hold an id string and a dict of names");
+            Py_XDECREF(ids);
+            Py_XDECREF(names);
+            return NULL;
+        }
+        n = PyUnicode_GET_LENGTH(ids);
+    }
+    else {
+        PyErr_SetString(PyExc_TypeError, "offsets: units must be a list or a Clusters");
+        return NULL;
+    }
+    PyObject *out = PyList_New(n + 1);
+    if (out == NULL)
+        goto fail;
+    Py_ssize_t at = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *start = PyLong_FromSsize_t(at);
+        if (start == NULL)
+            goto fail;
+        PyList_SET_ITEM(out, i, start);
+        PyObject *unit = NULL;
+        if (ids == NULL) {
+            unit = PyList_GET_ITEM(units, i);
+        }
+        else {
+            Py_UCS4 c = PyUnicode_READ_CHAR(ids, i);
+            if (c < lo || c >= hi) {
+                at += 1;
+                continue;
+            }
+            PyObject *key = PyUnicode_FromOrdinal((int)c);
+            if (key == NULL)
+                goto fail;
+            unit = PyDict_GetItemWithError(names, key); /* borrowed */
+            Py_DECREF(key);
+            if (unit == NULL) {
+                if (PyErr_Occurred())
+                    goto fail;
+                at += 1; /* names.get(id, id): the id itself */
+                continue;
+            }
+        }
+        if (!PyUnicode_Check(unit)) {
+            PyErr_SetString(PyExc_TypeError, "offsets: every unit must be a str");
+            goto fail;
+        }
+        at += PyUnicode_GET_LENGTH(unit);
+    }
+    PyObject *end = PyLong_FromSsize_t(at);
+    if (end == NULL)
+        goto fail;
+    PyList_SET_ITEM(out, n, end);
+    Py_XDECREF(ids);
+    Py_XDECREF(names);
+    return out;
+fail:
+    Py_XDECREF(out);
+    Py_XDECREF(ids);
+    Py_XDECREF(names);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"setup", setup, METH_VARARGS,
      "setup(editops, Clusters, LineStats, LineResult, Alignment, Edit): what lines() calls and builds."},
@@ -549,6 +633,9 @@ static PyMethodDef methods[] = {
      "empty reference, or -1 when all lines are appended to rows."},
     {"setup_contexts", setup_contexts, METH_VARARGS,
      "setup_contexts(EditContext, slot descriptors, field names, mark_open, mark_close): what contexts() builds."},
+    {"offsets", unit_offsets, METH_VARARGS,
+     "offsets(units, text, Clusters, reserved_lo, reserved_hi) -> where each unit starts in text, plus "
+     "len(text) (semcer.alignment.context._offsets)."},
     {"contexts", contexts, METH_VARARGS,
      "contexts(edits, ref, hyp, ref_offsets, hyp_offsets, lang, line_id, doc, lang_source, window) -> "
      "the EditContext of each edit (semcer.alignment.context._context)."},

@@ -20,6 +20,7 @@ from itertools import accumulate
 from semcer.alignment.edits import Edit
 from semcer.caches import cache
 from semcer.speedups import compiled
+from semcer.text.cluster_ids import RESERVED, Clusters
 from semcer.text.script import detect_language
 
 #: Grapheme units a judge sees on each side of an edit, on each side of the pair.
@@ -79,10 +80,20 @@ def mark(units: Sequence[str], pos: int, present: bool) -> str:
 
 
 def _offsets(units: Sequence[str], text: str) -> Sequence[int]:
-    """Where each unit of ``units`` starts in ``text`` (their concatenation), plus its length."""
+    """Where each unit of ``units`` starts in ``text`` (their concatenation), plus its length (in C,
+    ``_speedups.offsets``, for a list or a :class:`Clusters` when that was built)."""
     if len(units) == len(text):
         return range(len(text) + 1)
+    fast = _fast_offsets()
+    if fast is not None and type(units) in (list, Clusters):
+        return fast(units, text, Clusters, *RESERVED)
     return list(accumulate(map(len, units), initial=0))
+
+
+@cache(maxsize=1)
+def _fast_offsets() -> Callable[..., list[int]] | None:
+    speedups = compiled("semcer.alignment._speedups")
+    return None if speedups is None else speedups.offsets
 
 
 def _marked(text: str, lo: int, a: int, b: int, hi: int) -> str:
