@@ -187,3 +187,33 @@ def test_the_compiled_offsets_are_accumulated_lengths(clusters, as_ids):
     assert list(units)[: len(clusters)] == clusters
     assert fast(units, text + lost, Clusters, *RESERVED) == list(accumulate(map(len, units), initial=0))
     assert fast(units, text + lost, Clusters, *RESERVED)[:-1] == expected
+
+
+@given(st.text(alphabet="ab é\u0101\u3042\U0001f44d", min_size=1, max_size=12), st.integers(0, 11))
+@settings(max_examples=200, deadline=None)
+def test_the_compiled_marked_strings_take_the_narrowest_kind(text, pos):
+    """With marks of any width (here ASCII brackets), a marked string built in C is stored as Python
+    stores the same text (the narrowest kind, the ASCII flag): equal, same hash, same size, same
+    ``isascii``. Restores the real marks after."""
+    import sys
+    from dataclasses import fields
+
+    from semcer.alignment.context import EditContext, _fast_contexts
+    from semcer.alignment.edits import Edit
+
+    if _fast_contexts() is None:
+        return
+    from semcer.alignment import _speedups
+
+    pos = pos % len(text)
+    names = tuple(f.name for f in fields(EditContext))
+    descrs = tuple(EditContext.__dict__[n] for n in names)
+    try:
+        _speedups.setup_contexts(EditContext, descrs, names, "[", "]")
+        (c,) = _speedups.contexts([Edit("S", pos, pos, text[pos], text[pos])], text, text, None, None,
+                                  "en", "", "", "item", 100)
+    finally:
+        _speedups.setup_contexts(EditContext, descrs, names, MARK_OPEN, MARK_CLOSE)
+    expected = f"{text[:pos]}[{text[pos]}]{text[pos + 1:]}"
+    assert c.marked_ref == expected and hash(c.marked_ref) == hash(expected)
+    assert sys.getsizeof(c.marked_ref) == sys.getsizeof(expected) and c.marked_ref.isascii() == expected.isascii()

@@ -356,18 +356,19 @@ units_of(PyObject *text, PyObject *offsets)
     return PyList_GET_SIZE(offsets) - 1;
 }
 
-/* The largest code point of text[lo:hi]. */
+/* The largest code point of text[lo:hi] (exactly: a new string must take the narrowest kind, and the
+ * ASCII flag, that its characters allow, as every string CPython makes does). */
 static Py_UCS4
 max_char(PyObject *text, Py_ssize_t lo, Py_ssize_t hi)
 {
     int kind = PyUnicode_KIND(text);
-    if (kind != PyUnicode_4BYTE_KIND)
-        return kind == PyUnicode_1BYTE_KIND ? 0xFF : 0xFFFF; /* below the marks' U+27E6 either way */
-    const Py_UCS4 *data = PyUnicode_4BYTE_DATA(text);
+    const void *data = PyUnicode_DATA(text);
     Py_UCS4 m = 0;
-    for (Py_ssize_t i = lo; i < hi; i++)
-        if (data[i] > m)
-            m = data[i];
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c > m)
+            m = c;
+    }
     return m;
 }
 
