@@ -1,0 +1,131 @@
+"""Where the default judge's time goes on distinct edits: one process, the first N bench lines.
+
+    python bench/judge_parts.py --lines 20000
+
+The lines are aligned and their edit contexts built (timed), the distinct edits kept in corpus
+order, and the compact judge run over them in the store's batches of 256 with every semcer cache
+cleared first (the lexicon tables stay open, as in a run after its first line of each language).
+The per-line analysis of the rubric features and its parts are timed by wrapping them (each wrapped
+call adds well under a microsecond, so the parts are slightly overstated); the store's cost of the
+same edits is its key and the packing of its marked pair. The parts of the per-line analysis
+overlap a little (the tokenizers' lines are laid out by ``line_info`` too). Printed as a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "src"))
+
+from semcer.alignment.engine import Pair, align_lines  # noqa: E402
+from semcer.caches import clear_caches  # noqa: E402
+from semcer.judges import resolve_judge  # noqa: E402
+from semcer.judges.rubric import features  # noqa: E402
+from semcer.scale.gc import collector_paused  # noqa: E402
+from semcer.store.judging import line_contexts  # noqa: E402
+from semcer.store.packing import pack_pair  # noqa: E402
+from semcer.store.sqlite import JudgedEditStore  # noqa: E402
+from semcer.text.policy import get_policy  # noqa: E402
+
+#: The per-line parts of the rubric features, timed (the names in semcer.judges.rubric.features).
+PARTS = ("_lines", "_segmented", "_line_words", "line_info")
+
+
+def _pairs(lines: int) -> list[Pair]:
+    refs, hyps = HERE / "out" / "refs.100000.jsonl", HERE / "out" / "hyps.100000.jsonl"
+    if not refs.is_file():
+        raise SystemExit("no bench corpus: run python bench/make_corpus.py first")
+    out = []
+    with open(refs, encoding="utf-8") as rf, open(hyps, encoding="utf-8") as hf:
+        for _, r, h in zip(range(lines), rf, hf):
+            a, b = json.loads(r), json.loads(h)
+            out.append(Pair(a["id"], a["text"], b["text"], a.get("doc") or a["id"], a.get("lang")))
+    return out
+
+
+def _timed(name: str, spent: Counter[str], calls: Counter[str]) -> Callable[..., Any]:
+    fn = getattr(features, name)
+
+    def wrapper(*args: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            spent[name] += time.perf_counter() - t0
+            calls[name] += 1
+
+    return wrapper
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lines", type=int, default=20000, help="bench lines (default 20000)")
+    args = ap.parse_args()
+    judge = resolve_judge("compact")
+    with collector_paused():
+        pairs = _pairs(args.lines)
+        t0 = time.perf_counter()
+        rows, _ = align_lines(pairs, "grapheme", get_policy("nfc"), "error", edits=True, offsets=False)
+        t1 = time.perf_counter()
+        contexts, _ = line_contexts(rows, judge.context_window)
+        t2 = time.perf_counter()
+        identity = judge.identity  # computed once, as a run does (it hashes the judge's sources)
+        keys = [JudgedEditStore.key(identity, c) for c in contexts]
+        t3 = time.perf_counter()
+        first: dict[str, Any] = {}
+        for k, c in zip(keys, contexts):
+            first.setdefault(k, c)
+        distinct = list(first.values())
+        t4 = time.perf_counter()
+        for c in distinct:
+            pack_pair(c.marked_ref, c.marked_hyp)
+        t5 = time.perf_counter()
+        judge.judge(distinct[:256])  # the lexicon tables opened, the forest loaded
+        clear_caches()
+        spent: Counter[str] = Counter()
+        calls: Counter[str] = Counter()
+        saved = {name: getattr(features, name) for name in PARTS}
+        for name in PARTS:
+            setattr(features, name, _timed(name, spent, calls))
+        try:
+            t6 = time.perf_counter()
+            for start in range(0, len(distinct), 256):
+                judge.judge(distinct[start:start + 256])
+            t7 = time.perf_counter()
+        finally:
+            for name, fn in saved.items():
+                setattr(features, name, fn)
+        lines_analysed = saved["_lines"].cache_info().misses  # type: ignore[attr-defined]
+    n, m = len(distinct), len(contexts)
+    judged = t7 - t6
+    parts = [  # (part, seconds, edits it is counted over, a part of the judge)
+        ("align the lines", t1 - t0, m, False),
+        ("build the edit contexts", t2 - t1, m, False),
+        ("store keys (sha256)", t3 - t2, m, False),
+        ("pack the marked pairs for the store (DEFLATE)", t5 - t4, n, False),
+        ("judge (compact), in all", judged, n, True),
+        (f"- per-line analysis (`_lines`: {lines_analysed:,} line pairs analysed)", spent["_lines"], n, True),
+        ("  - Thai and Japanese tokenizers (`_segmented`)", spent["_segmented"], n, True),
+        ("  - the output's words and what the lexicon knows of them (`_line_words`)", spent["_line_words"], n, True),
+        ("  - unit layout of both lines (`line_info`)", spent["line_info"], n, True),
+        ("- per-edit features and the forest (the rest)", judged - spent["_lines"], n, True),
+    ]
+    print(f"{args.lines:,} bench lines, {m:,} edits, {n:,} distinct; one process, judge caches cleared; "
+          f"the judge alone: {n / judged:,.0f} distinct edits/s\n")
+    print("| part | seconds | µs per edit | share of the judge |")
+    print("|---|---:|---:|---:|")
+    for name, sec, count, in_judge in parts:
+        share = f"{100 * sec / judged:.0f} %" if in_judge else ""
+        print(f"| {name} | {sec:.2f} | {1e6 * sec / count:.1f} | {share} |")
+
+
+if __name__ == "__main__":
+    main()
