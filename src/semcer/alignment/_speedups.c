@@ -383,21 +383,13 @@ marked(PyObject *text, Py_ssize_t lo, Py_ssize_t a, Py_ssize_t b, Py_ssize_t hi)
     PyObject *out = PyUnicode_New((hi - lo) + no + nc, m);
     if (out == NULL)
         return NULL;
-    Py_ssize_t at = 0;
-    if (PyUnicode_CopyCharacters(out, at, text, lo, a - lo) < 0)
-        goto fail;
-    at += a - lo;
-    if (PyUnicode_CopyCharacters(out, at, s_open, 0, no) < 0)
-        goto fail;
-    at += no;
-    if (PyUnicode_CopyCharacters(out, at, text, a, b - a) < 0)
-        goto fail;
-    at += b - a;
-    if (PyUnicode_CopyCharacters(out, at, s_close, 0, nc) < 0)
-        goto fail;
-    at += nc;
-    if (PyUnicode_CopyCharacters(out, at, text, b, hi - b) < 0)
-        goto fail;
+    PyObject *from[5] = {text, s_open, text, s_close, text};
+    Py_ssize_t start[5] = {lo, 0, a, 0, b}, len[5] = {a - lo, no, b - a, nc, hi - b}, at = 0;
+    for (int k = 0; k < 5; k++) {
+        if (PyUnicode_CopyCharacters(out, at, from[k], start[k], len[k]) < 0)
+            goto fail;
+        at += len[k];
+    }
     return out;
 fail:
     Py_DECREF(out);

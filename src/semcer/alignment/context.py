@@ -92,6 +92,7 @@ def _offsets(units: Sequence[str], text: str) -> Sequence[int]:
 
 @cache(maxsize=1)
 def _fast_offsets() -> Callable[..., list[int]] | None:
+    """``semcer.alignment._speedups.offsets``, or None when it was not built or ``SEMCER_PURE_PYTHON=1``."""
     speedups = compiled("semcer.alignment._speedups")
     return None if speedups is None else speedups.offsets
 
