@@ -51,7 +51,7 @@ def _pairs(lines: int) -> list[Pair]:
     return out
 
 
-def _timed(name: str, spent: Counter[str], calls: Counter[str]) -> Callable[..., Any]:
+def _timed(name: str, spent: Counter[str]) -> Callable[..., Any]:
     fn = getattr(features, name)
 
     def wrapper(*args: Any) -> Any:
@@ -60,9 +60,28 @@ def _timed(name: str, spent: Counter[str], calls: Counter[str]) -> Callable[...,
             return fn(*args)
         finally:
             spent[name] += time.perf_counter() - t0
-            calls[name] += 1
 
     return wrapper
+
+
+def _judged(judge: Any, distinct: list[Any]) -> tuple[float, Counter[str], int]:
+    """Seconds to judge ``distinct`` in batches of 256 with cleared caches, the seconds in each of
+    :data:`PARTS`, and how many line pairs the per-line analysis analysed."""
+    judge.judge(distinct[:256])  # the lexicon tables opened, the forest loaded
+    clear_caches()
+    spent: Counter[str] = Counter()
+    saved = {name: getattr(features, name) for name in PARTS}
+    for name in PARTS:
+        setattr(features, name, _timed(name, spent))
+    try:
+        t0 = time.perf_counter()
+        for start in range(0, len(distinct), 256):
+            judge.judge(distinct[start:start + 256])
+        seconds = time.perf_counter() - t0
+    finally:
+        for name, fn in saved.items():
+            setattr(features, name, fn)
+    return seconds, spent, saved["_lines"].cache_info().misses  # type: ignore[attr-defined]
 
 
 def main() -> None:
@@ -88,24 +107,8 @@ def main() -> None:
         for c in distinct:
             pack_pair(c.marked_ref, c.marked_hyp)
         t5 = time.perf_counter()
-        judge.judge(distinct[:256])  # the lexicon tables opened, the forest loaded
-        clear_caches()
-        spent: Counter[str] = Counter()
-        calls: Counter[str] = Counter()
-        saved = {name: getattr(features, name) for name in PARTS}
-        for name in PARTS:
-            setattr(features, name, _timed(name, spent, calls))
-        try:
-            t6 = time.perf_counter()
-            for start in range(0, len(distinct), 256):
-                judge.judge(distinct[start:start + 256])
-            t7 = time.perf_counter()
-        finally:
-            for name, fn in saved.items():
-                setattr(features, name, fn)
-        lines_analysed = saved["_lines"].cache_info().misses  # type: ignore[attr-defined]
+        judged, spent, lines_analysed = _judged(judge, distinct)
     n, m = len(distinct), len(contexts)
-    judged = t7 - t6
     parts = [  # (part, seconds, edits it is counted over, a part of the judge)
         ("align the lines", t1 - t0, m, False),
         ("build the edit contexts", t2 - t1, m, False),

@@ -534,6 +534,34 @@ contexts(PyObject *self, PyObject *args)
     return out;
 }
 
+/* The length of unit i: of a list's string, or of a Clusters id's name (1 for an id that is a code
+ * point, or a reserved id without a name, as names.get(id, id) reads it); -1 with an exception. */
+static Py_ssize_t
+unit_length(PyObject *units, PyObject *ids, PyObject *names, Py_ssize_t i, unsigned long lo, unsigned long hi)
+{
+    PyObject *unit;
+    if (ids == NULL) {
+        unit = PyList_GET_ITEM(units, i);
+    }
+    else {
+        Py_UCS4 c = PyUnicode_READ_CHAR(ids, i);
+        if (c < lo || c >= hi)
+            return 1;
+        PyObject *key = PyUnicode_FromOrdinal((int)c);
+        if (key == NULL)
+            return -1;
+        unit = PyDict_GetItemWithError(names, key); /* borrowed */
+        Py_DECREF(key);
+        if (unit == NULL)
+            return PyErr_Occurred() ? -1 : 1;
+    }
+    if (!PyUnicode_Check(unit)) {
+        PyErr_SetString(PyExc_TypeError, "offsets: every unit must be a str");
+        return -1;
+    }
+    return PyUnicode_GET_LENGTH(unit);
+}
+
 /* offsets(units, text, Clusters, reserved_lo, reserved_hi) -> where each unit of units (a list of
  * strings, or a Clusters: its id string and names) starts in text, their concatenation, plus
  * len(text): what list(accumulate(map(len, units), initial=0)) gives (context._offsets). A
@@ -576,33 +604,10 @@ unit_offsets(PyObject *self, PyObject *args)
         if (start == NULL)
             goto fail;
         PyList_SET_ITEM(out, i, start);
-        PyObject *unit = NULL;
-        if (ids == NULL) {
-            unit = PyList_GET_ITEM(units, i);
-        }
-        else {
-            Py_UCS4 c = PyUnicode_READ_CHAR(ids, i);
-            if (c < lo || c >= hi) {
-                at += 1;
-                continue;
-            }
-            PyObject *key = PyUnicode_FromOrdinal((int)c);
-            if (key == NULL)
-                goto fail;
-            unit = PyDict_GetItemWithError(names, key); /* borrowed */
-            Py_DECREF(key);
-            if (unit == NULL) {
-                if (PyErr_Occurred())
-                    goto fail;
-                at += 1; /* names.get(id, id): the id itself */
-                continue;
-            }
-        }
-        if (!PyUnicode_Check(unit)) {
-            PyErr_SetString(PyExc_TypeError, "offsets: every unit must be a str");
+        Py_ssize_t len = unit_length(units, ids, names, i, lo, hi);
+        if (len < 0)
             goto fail;
-        }
-        at += PyUnicode_GET_LENGTH(unit);
+        at += len;
     }
     PyObject *end = PyLong_FromSsize_t(at);
     if (end == NULL)
