@@ -153,3 +153,28 @@ def test_rows_lists_every_edit_with_its_distribution(tmp_path):
         (row,) = store.rows()
         assert row["p"] == (0.0, 0.1, 0.2, 0.3, 0.4) and row["marked_hyp"] == "T⟦á⟧m" and row["judge"] == "j1"
         assert store.rows("other") == []
+
+
+# -- write order -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["put_many", "overwrite_many"])
+def test_one_transaction_writes_its_rows_in_key_order_and_gives_judge_ids_in_row_order(tmp_path, method):
+    """Rows are written by key (the key index's pages written together), but a new judge still gets
+    its id in the order the rows came: the second judge seen is id 2 whatever the keys."""
+    rows = []
+    for i in range(60):
+        judge = "zeta-judge" if i < 30 else "alpha-judge"  # the first judge sorts last
+        ctx = make_ctx(i)
+        rows.append((JudgedEditStore.key(judge, ctx), judge, ctx, Judgement(p_of(ctx))))
+    first, rest = rows[:30], rows[30:]
+    random.Random(7).shuffle(first)
+    rows = first + rest
+    path = tmp_path / "s.sqlite"
+    with JudgedEditStore(path) as store:
+        getattr(store, method)(rows)
+    with sqlite3.connect(path) as conn:
+        written = [k for (k,) in conn.execute("SELECT key FROM judged_edits ORDER BY rowid")]
+        ids = dict(conn.execute("SELECT identity, id FROM judges"))
+    assert written == sorted(r[0] for r in rows)
+    assert ids == {"zeta-judge": 1, "alpha-judge": 2}
