@@ -70,6 +70,14 @@ def test_zipf_equals_wordfreq(cache_dir, lang, data):
         assert wordfreq_tables.zipf(w, lang) == wordfreq.zipf_frequency(w, lang), (w, lang)
 
 
+@pytest.mark.parametrize("lang", ("en", "de", "ar", "hi", "ru", "vi"))
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=12))
+def test_the_ascii_shortcut_gives_the_token_of_the_full_steps(lang, word):
+    """An ASCII word skips normalization, mark removal and the regex: the same token (or None)."""
+    info = wordfreq.get_language_info(lang)
+    assert wordfreq_tables.one_token(word, info) == wordfreq_tables.folded_token(word, info), (word, lang)
+
+
 @pytest.mark.parametrize("lang", ("en", "ar", "zh", "ja"))
 @SETTINGS
 @given(data=st.data())

@@ -76,6 +76,14 @@ def one_token(word: str, info: dict[str, Any]) -> str | None:
     if (info["tokenizer"] != "regex" or info["transliteration"] or info["lookup_transliteration"]
             or info["dotless_i"] or info["diacritics_under"]):
         return None
+    if word.isascii():  # no normal form, mark removal or case folding changes ASCII but lower()
+        return word.lower() if word.isalpha() else None  # and its only ALetter letters are A-Z, a-z
+    return folded_token(word, info)
+
+
+def folded_token(word: str, info: dict[str, Any]) -> str | None:
+    """:func:`one_token`'s steps for a word of a regex-tokenized language without the other steps, as
+    written (the path of every non-ASCII word; an ASCII word takes a shortcut to the same answer)."""
     text = unicodedata.normalize(info["normal_form"], word)
     if info["remove_marks"]:
         text = _MARKS.sub("", text)
