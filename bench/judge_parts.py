@@ -7,7 +7,8 @@ order, and the compact judge run over them in the store's batches of 256 with ev
 cleared first (the lexicon tables stay open, as in a run after its first line of each language).
 The per-line analysis of the rubric features and its parts are timed by wrapping them (each wrapped
 call adds well under a microsecond, so the parts are slightly overstated); the store's cost of the
-same edits is its key and the packing of its marked pair. The parts of the per-line analysis
+same edits is its key, the packing of its marked pair, the check of its row and the write into a
+fresh SQLite store (in a temporary folder) in the run's transactions. The parts of the per-line analysis
 overlap a little (the tokenizers' lines are laid out by ``line_info`` too). Printed as a Markdown table.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -30,9 +32,10 @@ from semcer.caches import clear_caches  # noqa: E402
 from semcer.judges import resolve_judge  # noqa: E402
 from semcer.judges.rubric import features  # noqa: E402
 from semcer.scale.gc import collector_paused  # noqa: E402
+from semcer.store.cached import DETERMINISTIC_WRITE_ROWS  # noqa: E402
 from semcer.store.judging import line_contexts  # noqa: E402
 from semcer.store.packing import pack_pair  # noqa: E402
-from semcer.store.sqlite import JudgedEditStore  # noqa: E402
+from semcer.store.sqlite import COLUMNS, JudgedEditStore, ReadyRows, checked_values  # noqa: E402
 from semcer.text.policy import get_policy  # noqa: E402
 
 #: The per-line parts of the rubric features, timed (the names in semcer.judges.rubric.features).
@@ -64,9 +67,9 @@ def _timed(name: str, spent: Counter[str]) -> Callable[..., Any]:
     return wrapper
 
 
-def _judged(judge: Any, distinct: list[Any]) -> tuple[float, Counter[str], int]:
+def _judged(judge: Any, distinct: list[Any]) -> tuple[float, Counter[str], int, list[Any]]:
     """Seconds to judge ``distinct`` in batches of 256 with cleared caches, the seconds in each of
-    :data:`PARTS`, and how many line pairs the per-line analysis analysed."""
+    :data:`PARTS`, how many line pairs the per-line analysis analysed, and the judgements."""
     judge.judge(distinct[:256])  # the lexicon tables opened, the forest loaded
     clear_caches()
     spent: Counter[str] = Counter()
@@ -74,14 +77,35 @@ def _judged(judge: Any, distinct: list[Any]) -> tuple[float, Counter[str], int]:
     for name in PARTS:
         setattr(features, name, _timed(name, spent))
     try:
+        judgements: list[Any] = []
         t0 = time.perf_counter()
         for start in range(0, len(distinct), 256):
-            judge.judge(distinct[start:start + 256])
+            judgements += judge.judge(distinct[start:start + 256])
         seconds = time.perf_counter() - t0
     finally:
         for name, fn in saved.items():
             setattr(features, name, fn)
-    return seconds, spent, saved["_lines"].cache_info().misses  # type: ignore[attr-defined]
+    return seconds, spent, saved["_lines"].cache_info().misses, judgements  # type: ignore[attr-defined]
+
+
+def _stored(identity: str, keys: list[str], distinct: list[Any], judgements: list[Any]) -> tuple[float, float]:
+    """Seconds to check the judged rows as the store does before writing them (each key computed
+    again from its edit, each distribution checked), and to write them, packed beforehand, into a
+    fresh store in the run's transactions of ``DETERMINISTIC_WRITE_ROWS`` rows (the lookup of the
+    rows present, the inserts, the commits)."""
+    rows = list(zip(keys, [identity] * len(keys), distinct, judgements))
+    t0 = time.perf_counter()
+    checked = [checked_values(rows[a : a + DETERMINISTIC_WRITE_ROWS], "store")
+               for a in range(0, len(rows), DETERMINISTIC_WRITE_ROWS)]
+    t1 = time.perf_counter()
+    m_ref, m_hyp = COLUMNS.index("marked_ref"), COLUMNS.index("marked_hyp")
+    ready = [ReadyRows(tuple(v), tuple(pack_pair(r[m_ref], r[m_hyp]) for r in v)) for v in checked]
+    with tempfile.TemporaryDirectory() as folder, JudgedEditStore(Path(folder) / "judged.sqlite") as store:
+        t2 = time.perf_counter()
+        for part in ready:
+            store.overwrite_many(part)
+        t3 = time.perf_counter()
+    return t1 - t0, t3 - t2
 
 
 def main() -> None:
@@ -107,13 +131,17 @@ def main() -> None:
         for c in distinct:
             pack_pair(c.marked_ref, c.marked_hyp)
         t5 = time.perf_counter()
-        judged, spent, lines_analysed = _judged(judge, distinct)
+        judged, spent, lines_analysed, judgements = _judged(judge, distinct)
+        distinct_keys = list(first)
+        checking, writing = _stored(identity, distinct_keys, distinct, judgements)
     n, m = len(distinct), len(contexts)
     parts = [  # (part, seconds, edits it is counted over, a part of the judge)
         ("align the lines", t1 - t0, m, False),
         ("build the edit contexts", t2 - t1, m, False),
         ("store keys (sha256)", t3 - t2, m, False),
         ("pack the marked pairs for the store (DEFLATE)", t5 - t4, n, False),
+        ("check the rows for the store (keys again, distributions)", checking, n, False),
+        (f"write the store (SQLite, transactions of {DETERMINISTIC_WRITE_ROWS:,} rows)", writing, n, False),
         ("judge (compact), in all", judged, n, True),
         (f"- per-line analysis (`_lines`: {lines_analysed:,} line pairs analysed)", spent["_lines"], n, True),
         ("  - Thai and Japanese tokenizers (`_segmented`)", spent["_segmented"], n, True),
