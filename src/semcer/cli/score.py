@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -138,10 +139,10 @@ def _needs_workers(refs: str, settings: Any) -> bool:
     if settings.engine != "local" or settings.workers < 2:
         return False
     try:
-        size = os.stat(refs).st_size
+        info = os.stat(refs)
     except OSError:
         return False
-    return os.path.isfile(refs) and size > _BYTES_PER_LINE_GUESS * settings.chunk_lines
+    return stat.S_ISREG(info.st_mode) and info.st_size > _BYTES_PER_LINE_GUESS * settings.chunk_lines
 
 
 def _beside(args: argparse.Namespace) -> Beside:
