@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import semcer
 from semcer.alignment.context import EditContext
 from semcer.judges.base import FixedJudge
+from semcer.store import packing
 from semcer.store.cached import judge_cached
 from semcer.store.packing import DEFLATE, RAW, pack_pair, unpack_pair
 from semcer.store.sqlite import STORED, JudgedEditStore
@@ -138,3 +139,64 @@ def test_a_page_store_is_a_fraction_of_its_windows(tmp_path):
     # the output side is found in the reference side: a pair takes less than its reference side alone
     assert packed < 0.5 * text_bytes, packed / text_bytes
     assert all(r[P_STORED] == (0.2,) * 5 for r in rows)
+
+
+def _c_packer():
+    return pytest.importorskip("semcer.store._packing_speedups").pack_pair
+
+
+def _zlib_value(ref: str, hyp: str) -> bytes:
+    """The value as the module documentation lays it out, built here from zlib.compress (a new
+    compressor for each value) and the varints written out by hand."""
+    def varint(n: int) -> bytes:
+        out = b""
+        while n > 0x7F:
+            out += bytes([n & 0x7F | 0x80])
+            n >>= 7
+        return out + bytes([n])
+
+    r, h = ref.encode(), hyp.encode()
+    head = varint(len(r)) + varint(len(h))
+    packed = zlib.compress(r + h, 6, -15)
+    return bytes([DEFLATE]) + head + packed if len(packed) < len(r + h) else bytes([RAW]) + head + r + h
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=600),
+       st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=600))
+def test_the_c_packer_gives_zlib_compress_bytes(ref, hyp):
+    """The C packer reuses one compressor (reset between values): its bytes are those of a new
+    compressor per value, and of the Python packer, value after value in any order."""
+    pack = _c_packer()
+    assert pack(ref, hyp) == _zlib_value(ref, hyp) == packing._python_pack_pair(ref, hyp)
+    long = (ref + hyp) * 3  # then a longer one through the same compressor, and a short one again
+    assert pack(long, ref + long) == _zlib_value(long, ref + long)
+    assert pack(hyp, ref) == _zlib_value(hyp, ref)
+
+
+def test_the_c_packer_on_pages_and_bad_input():
+    pack = _c_packer()
+    words = "Rechnung Betrag zahlbar innerhalb Tagen Konto Empfänger Überweisung ".split()
+    rng = random.Random(5)
+    page = " ".join(rng.choice(words) for _ in range(40_000))  # 400 kB: a window past 32 KiB and deflateBound
+    for ref, hyp in ((page, page.replace("Konto", "K0nto")), ("", ""), ("", page[:5000]), ("x", "")):
+        assert pack(ref, hyp) == _zlib_value(ref, hyp)
+        assert unpack_pair(pack(ref, hyp)) == (ref, hyp)
+    with pytest.raises(UnicodeEncodeError):  # as str.encode says it: a lone surrogate is not UTF-8
+        pack("a\ud800", "b")
+    with pytest.raises(TypeError):
+        pack(b"a", "b")
+    with pytest.raises(TypeError):
+        pack("a")
+    assert pack("a⟦b⟧", "a⟦⟧") == b"\x00\x08\x07a\xe2\x9f\xa6b\xe2\x9f\xa7a\xe2\x9f\xa6\xe2\x9f\xa7"
+
+
+def test_pack_pair_takes_the_python_packer_when_asked(monkeypatch):
+    monkeypatch.setenv("SEMCER_PURE_PYTHON", "1")
+    packing._fast_pack.cache_clear()
+    try:
+        assert packing._fast_pack() is None
+        assert pack_pair("a⟦b⟧" * 50, "a⟦⟧" * 50) == _zlib_value("a⟦b⟧" * 50, "a⟦⟧" * 50)
+    finally:
+        monkeypatch.delenv("SEMCER_PURE_PYTHON")
+        packing._fast_pack.cache_clear()
