@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import pickle
+import socket
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
@@ -77,21 +78,67 @@ class JudgeActor:
         return None if s is None else s.as_dict()
 
 
-def _start_ray(ray: Any, address: str | None) -> bool:
-    """Connect to ``address`` (or start a local Ray) unless Ray is already initialised; quiet, in
-    order. True when this call started it (and so shuts it down).
+def _start_ray(ray: Any, address: str | None, gpus: float) -> bool:
+    """Connect to ``address`` (or start a local Ray) unless Ray is already initialised, and check that
+    an actor reserving ``gpus`` GPUs can be placed (:func:`check_gpus`); quiet, in order. True when
+    this call started it (and so shuts it down); a one-line error, Ray shut down again, when it
+    cannot connect or place an actor.
 
     Ray's own loggers are set to errors first: Ray Data logs every dataset's plan at INFO, and a new
     local Ray announces at WARNING that it turned token authentication on (it stays on; an explicit
     ``RAY_AUTH_MODE`` is Ray's to honour)."""
     for name in ("ray", "ray.data"):
         logging.getLogger(name).setLevel(logging.ERROR)
-    started = False
-    if not ray.is_initialized():
+    if ray.is_initialized():
+        check_gpus(ray, gpus)
+        return False
+    _check_reachable(address)
+    try:
         ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
                  configure_logging=False)
-        started = True
-    return started
+    except ConnectionError as exc:  # "auto" with no cluster running, a cluster that went away
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise SemcerError(f"--ray-address {address}: cannot connect to a Ray cluster: {first}") from None
+    try:
+        check_gpus(ray, gpus)
+    except SemcerError:
+        ray.shutdown()
+        raise
+    return True
+
+
+#: Seconds to wait for a Ray cluster's address to accept a connection before saying it cannot be reached
+#: (Ray itself retries for a minute or more, printing a warning every few seconds).
+REACH_TIMEOUT_S = 5.0
+
+
+def _check_reachable(address: str | None) -> None:
+    """A one-line error when ``address`` names a host and port (``HOST:PORT`` or ``ray://HOST:PORT``)
+    that does not accept a TCP connection within :data:`REACH_TIMEOUT_S`; other forms (none, ``local``,
+    ``auto``) are Ray's to resolve."""
+    if not address or address in ("local", "auto"):
+        return
+    hostport = address.removeprefix("ray://")
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        return  # not a host and port: Ray says what it makes of it
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=REACH_TIMEOUT_S).close()
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise SemcerError(f"--ray-address {address}: cannot reach a Ray cluster there ({why})") from None
+
+
+def check_gpus(ray: Any, gpus: float) -> None:
+    """A one-line error when every actor is to reserve ``gpus`` GPUs and no live node of the cluster
+    has that many: Ray would wait for such a node for ever, in silence. An autoscaling cluster's
+    nodes that do not exist yet are not waited for: start them first."""
+    if gpus <= 0:
+        return
+    most = max((float(n.get("Resources", {}).get("GPU", 0.0)) for n in ray.nodes() if n.get("Alive")), default=0.0)
+    if most < gpus:
+        raise SemcerError(f"--ray-gpus {gpus:g}: no node of the Ray cluster has {gpus:g} GPU(s) for an actor "
+                          f"(the most on one node: {most:g})")
 
 
 def _end(ray: Any, actors: Sequence[Any], started: bool) -> None:
@@ -148,7 +195,7 @@ class RayHeldExecutor:
                  gpus: float = 0.0) -> None:
         self.ray = import_ray()
         self.workers, self._spec, self._identity, self._stored = workers, spec_json, identity, stored
-        self._started = _start_ray(self.ray, address)
+        self._started = _start_ray(self.ray, address, gpus)
         cls = self.ray.remote(num_cpus=0, num_gpus=gpus, scheduling_strategy="SPREAD")(HeldActor)
         self._actors = [cls.remote() for _ in range(workers)]
 
@@ -183,7 +230,7 @@ class RayExecutor:
         if spec_json is None:
             raise SemcerError("--engine ray needs a judge that can be rebuilt from its spec (a built-in judge)")
         self.workers, self._spec, self._identity, self._gpus = workers, spec_json, identity, gpus
-        self._started = _start_ray(self.ray, address)
+        self._started = _start_ray(self.ray, address, gpus)
         ctx = self.ray.data.DataContext.get_current()
         ctx.execution_options.preserve_order = True
         ctx.enable_progress_bars = False
