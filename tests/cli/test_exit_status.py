@@ -42,3 +42,20 @@ def test_the_program_freezes_what_is_left_before_it_exits(monkeypatch):
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_the_program_shows_a_warning_as_one_line(monkeypatch, capsys):
+    """A warning raised under `semcer` (a judge's answers without probabilities, say) is one line
+    naming semcer, not Python's two lines with a source file of semcer's and its code."""
+    import warnings
+
+    def command(argv=None):
+        warnings.warn("2 of 2 edits came back without token probabilities", RuntimeWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(semcer.cli, "main", command)
+    monkeypatch.setattr(semcer.cli, "freeze_for_exit", lambda: None)
+    before = warnings.showwarning
+    assert semcer.cli.run() == 0
+    assert capsys.readouterr().err == "semcer: warning: 2 of 2 edits came back without token probabilities\n"
+    assert warnings.showwarning is before  # put back after the command

@@ -17,8 +17,9 @@ import importlib
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 from semcer.errors import SemcerError
 from semcer.scale.gc import freeze_for_exit
@@ -96,10 +97,19 @@ def build_parser() -> argparse.ArgumentParser:
 def run() -> int:
     """The ``semcer`` program (``python -m semcer``, the console script): :func:`main` on the
     process's arguments, then what is left alive frozen so that exiting does not walk it
-    (:func:`semcer.scale.gc.freeze_for_exit`). Callers that go on running call :func:`main`."""
-    status = main()
+    (:func:`semcer.scale.gc.freeze_for_exit`). Callers that go on running call :func:`main`.
+    A warning raised on the way (a judge's answers without probabilities, say) is one line,
+    ``semcer: warning: ...``, without the source line Python shows."""
+    with warnings.catch_warnings():
+        warnings.showwarning = _one_line_warning
+        status = main()
     freeze_for_exit()
     return status
+
+
+def _one_line_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                      file: TextIO | None = None, line: str | None = None) -> None:
+    print(f"semcer: warning: {message}", file=sys.stderr if file is None else file)
 
 
 def main(argv: list[str] | None = None) -> int:
