@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -105,3 +107,192 @@ def test_a_finished_run_is_loaded_from_its_markers(tmp_path, capsys):
     assert capsys.readouterr().out == first and marker.stat().st_mtime_ns == stamp  # reused, not rewritten
     assert semcer.cli.main([*args[:-3], "--policy", "raw", "--json", "--lines", "--quiet"]) == 0
     assert marker.stat().st_mtime_ns != stamp  # other settings: the marker does not apply, the chunk is redone
+
+
+# ---- markers are authenticated before they are unpickled ------------------------------------------
+
+MAGIC = b"SEMCERMK\x01\x00"  # the marker format's header, written out by hand: b"SEMCERMK", version 1 (<H)
+MAC_BYTES = 32  # HMAC-SHA256
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path, monkeypatch):
+    """A cache folder of the test's own (the markers' key is created there), with the machine's lexicon
+    tables linked in so that they are not built again."""
+    from semcer.cache_folder import cache_root
+
+    lexicons = cache_root() / "lexicons"
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    if lexicons.is_dir():
+        (folder / "lexicons").symlink_to(lexicons, target_is_directory=True)
+    monkeypatch.setenv("SEMCER_CACHE_DIR", str(folder))
+    return folder
+
+
+class _Planted:
+    """A pickle whose loading creates ``canary`` (builtins.open in mode "w"): what an attacker plants."""
+
+    def __init__(self, canary: Path) -> None:
+        self.canary = canary
+
+    def __reduce__(self):
+        return (open, (str(self.canary), "w"))
+
+
+def _offline(work: Path, out: Path) -> list[str]:
+    return ["score", str(REFS), str(HYPS), "--work-dir", str(work), "--chunk-lines", "30", "--workers", "1",
+            "--json", "--lines", "--quiet", "-o", str(out)]
+
+
+def _cli(args: list[str]) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run([sys.executable, "-m", "semcer", *args], env=env, capture_output=True, text=True, timeout=300)
+
+
+def _payload(marker: Path) -> object:
+    """The outcome a genuine marker holds (read past the header and the MAC by hand)."""
+    data = marker.read_bytes()
+    assert data[:len(MAGIC)] == MAGIC
+    return pickle.loads(data[len(MAGIC) + MAC_BYTES:])
+
+
+def test_a_planted_pickle_is_never_loaded_and_its_chunks_are_redone(tmp_path):
+    ref_out = tmp_path / "ref.json"
+    assert semcer.cli.main(_offline(tmp_path / "ref-work", ref_out)) == 0
+    work, out = tmp_path / "work", tmp_path / "out.json"
+    assert semcer.cli.main(_offline(work, tmp_path / "first.json")) == 0
+    assert len(list(work.glob("chunk-*.pkl"))) == 8  # 240 lines, 30 a chunk
+
+    canary = tmp_path / "pwned"
+    live = pickle.dumps(_Planted(canary))
+    pickle.loads(live).close()  # the payload is live: loading it creates the file
+    assert canary.exists()
+    canary.unlink()
+    (work / "chunk-000000.pkl").write_bytes(MAGIC + bytes(MAC_BYTES) + live)  # the right header, a forged MAC
+    (work / "chunk-000003.pkl").write_bytes(live)  # no header at all (as markers were before they were signed)
+    stamp = (work / "chunk-000005.pkl").stat().st_mtime_ns
+
+    p = _cli(_offline(work, out))
+    assert p.returncode == 0, p.stderr
+    assert not canary.exists()
+    assert "Traceback" not in p.stderr
+    assert p.stderr.strip().splitlines() == [
+        f"semcer: warning: 2 completion marker(s) in {work} failed authentication (planted, damaged, or written "
+        "under another key or by an older semcer) and were not loaded: their chunks are done again"]
+    assert json.loads(out.read_text()) == json.loads(ref_out.read_text())
+    assert _payload(work / "chunk-000000.pkl").index == 0  # written again, genuine
+    assert (work / "chunk-000005.pkl").stat().st_mtime_ns != stamp  # every chunk after the planted one redone
+
+
+def test_a_marker_with_one_flipped_byte_is_redone_and_the_others_reused(tmp_path):
+    work, out = tmp_path / "work", tmp_path / "out.json"
+    assert semcer.cli.main(_offline(work, out)) == 0
+    first = out.read_text()
+    damaged = work / "chunk-000002.pkl"
+    data = bytearray(damaged.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    damaged.write_bytes(bytes(data))
+    stamps = {m.name: m.stat().st_mtime_ns for m in work.glob("chunk-*.pkl")}
+
+    with pytest.warns(RuntimeWarning, match=r"^1 completion marker\(s\) in .* failed authentication"):
+        assert semcer.cli.main(_offline(work, out)) == 0
+    assert out.read_text() == first
+    now = {m.name: m.stat().st_mtime_ns for m in work.glob("chunk-*.pkl")}
+    assert [n for n in sorted(now) if now[n] == stamps[n]] == ["chunk-000000.pkl", "chunk-000001.pkl"]  # reused
+    assert damaged.read_bytes() != bytes(data) and _payload(damaged).index == 2
+
+
+def test_genuine_markers_are_reused_and_a_damaged_one_is_judged_again(server, tmp_path):
+    """Without a store only the markers can spare a request: a rerun over genuine markers sends none,
+    and one over a damaged last marker sends exactly the edits that chunk judged first."""
+    work, out = tmp_path / "work", tmp_path / "out.json"
+    args = _args(server, tmp_path / "unused.sqlite", work, out)
+    del args[args.index("--store"):args.index("--store") + 2]
+    assert semcer.cli.main(args) == 0
+    assert server.stats.requests == EDITS
+    want = json.loads(out.read_text())
+
+    assert semcer.cli.main(args) == 0
+    assert server.stats.requests == EDITS  # every chunk loaded from its marker
+    assert _numbers(json.loads(out.read_text())) == _numbers(want)
+
+    last = sorted(work.glob("chunk-*.pkl"))[-1]
+    first_judged = len(_payload(last).new)
+    assert first_judged > 0
+    data = bytearray(last.read_bytes())
+    data[len(MAGIC) + 3] ^= 0x80  # inside the MAC
+    last.write_bytes(bytes(data))
+    with pytest.warns(RuntimeWarning, match="1 completion marker"):
+        assert semcer.cli.main(args) == 0
+    assert server.stats.requests == EDITS + first_judged
+    assert _numbers(json.loads(out.read_text())) == _numbers(want)
+
+
+def test_the_key_is_private_reused_and_replaced_when_refused(tmp_path, cache_dir):
+    work, out = tmp_path / "work", tmp_path / "out.json"
+    assert semcer.cli.main(_offline(work, out)) == 0
+    key = cache_dir / "marker.key"
+    st = key.stat()
+    assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600 and st.st_size == 32
+    secret = key.read_bytes()
+    stamps = {m.name: m.stat().st_mtime_ns for m in work.glob("chunk-*.pkl")}
+
+    assert _cli(_offline(work, out)).returncode == 0  # another process: the same key, every marker reused
+    assert key.read_bytes() == secret and key.stat().st_ino == st.st_ino
+    assert {m.name: m.stat().st_mtime_ns for m in work.glob("chunk-*.pkl")} == stamps
+
+    key.write_bytes(secret[:16])  # the wrong size: refused, a new key, the markers under the old one redone
+    p = _cli(_offline(work, out))
+    assert p.returncode == 0 and "8 completion marker(s)" in p.stderr, p.stderr
+    new = key.read_bytes()
+    assert len(new) == 32 and new != secret and stat.S_IMODE(key.stat().st_mode) == 0o600
+
+
+def test_processes_starting_at_once_end_with_one_key(tmp_path):
+    code = ("import sys, time\nfrom semcer.scale.markers import marker_key\n"
+            "while time.time() < float(sys.argv[1]): pass\n"
+            "print(marker_key().hex())\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "SEMCER_CACHE_DIR": str(tmp_path / "fresh" / "cache")}
+    start = time.time() + 3  # every process imported and waiting before the first one looks for the key
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(start)], env=env, stdout=subprocess.PIPE, text=True)
+             for _ in range(6)]
+    keys = {p.communicate(timeout=120)[0].strip() for p in procs}
+    assert all(p.returncode == 0 for p in procs)
+    assert keys == {(tmp_path / "fresh" / "cache" / "marker.key").read_bytes().hex()}
+    assert [f.name for f in (tmp_path / "fresh" / "cache").iterdir()] == ["marker.key"]  # no temporary left
+
+
+# ---- --work-dir is checked before any work ---------------------------------------------------------
+
+
+def _one_line_error(p: subprocess.CompletedProcess) -> str:
+    assert p.returncode == 2, (p.returncode, p.stderr)
+    assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    return p.stderr.strip()
+
+
+def test_a_work_dir_that_is_a_file_or_under_one_is_one_line_exit_2(tmp_path):
+    plain = tmp_path / "notes.txt"
+    plain.write_text("a file\n")
+    out = tmp_path / "out.json"
+    assert _one_line_error(_cli(_offline(plain, out))) == (
+        f"semcer: error: --work-dir {plain}: is a file, not a folder; give a folder (a new name is created)")
+    assert _one_line_error(_cli(_offline(plain / "w", out))) == (
+        f"semcer: error: --work-dir {plain / 'w'}: {plain} is a file, not a folder")
+    assert _one_line_error(_cli(_offline(plain / "a" / "b", out))) == (
+        f"semcer: error: --work-dir {plain / 'a' / 'b'}: {plain} is a file, not a folder")
+    assert plain.read_text() == "a file\n" and not out.exists()
+
+
+def test_a_work_dir_whose_parent_is_missing_is_refused_and_nothing_is_created(tmp_path):
+    missing = tmp_path / "nonexistent" / "a" / "b"
+    out = tmp_path / "out.json"
+    assert _one_line_error(_cli(_offline(missing, out))) == (
+        f"semcer: error: --work-dir {missing}: folder {missing.parent} does not exist; create it first "
+        f"(mkdir -p {missing.parent})")
+    assert not (tmp_path / "nonexistent").exists() and not out.exists()
+    new = tmp_path / "new"  # the folder itself may be created
+    p = _cli(_offline(new, out))
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert len(list(new.glob("chunk-*.pkl"))) == 8

@@ -255,6 +255,10 @@ def scale_from_args(args: argparse.Namespace, *, top: int, by_edit: bool, edits:
         raise SemcerError("--ray-address and --ray-gpus apply to --engine ray")
     if args.ray_gpus < 0:
         raise SemcerError(f"--ray-gpus must be at least 0, got {args.ray_gpus}")
+    if args.work_dir is not None:
+        from semcer.scale.markers import check_work_dir
+
+        check_work_dir(args.work_dir)
     if args.engine == "ray":
         from semcer.scale.ray_engine import import_ray
 

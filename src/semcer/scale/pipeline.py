@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -262,9 +263,18 @@ class _Run:
         for task in tasks:
             done = self._marker(task)
             if done is None:
+                self._warn_refused(task.index)
                 return _chain_one(task, tasks)
             self._fold(done, len(task.pairs))
         return None
+
+    def _warn_refused(self, index: int) -> None:
+        """Say once (a warning: one line from the command) how many markers failed authentication."""
+        refused = 0 if self.markers is None else self.markers.refused_from(index)
+        if refused:
+            warnings.warn(f"{refused} completion marker(s) in {self.settings.work_dir} failed authentication "
+                          "(planted, damaged, or written under another key or by an older semcer) and were not "
+                          "loaded: their chunks are done again", RuntimeWarning, stacklevel=2)
 
     def _marker(self, task: ChunkTask) -> ChunkOutcome | None:
         if self.markers is None:

@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from semcer.atomic import atomic_write
+from semcer.cache_folder import cache_root
 from semcer.caches import cache
 from semcer.speedups import compiled
 
@@ -74,15 +75,6 @@ def value_of_zipf(zipf: float) -> int:
 def zipf_of_value(value: int) -> float:
     """The Zipf frequency of a stored value, to two decimals (wordfreq's own quantization)."""
     return round(9.0 - value / 100, 2)
-
-
-def cache_root() -> Path:
-    """The folder of semcer's on-disk caches (``$SEMCER_CACHE_DIR``, else the XDG cache folder)."""
-    env = os.environ.get("SEMCER_CACHE_DIR")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "semcer"
 
 
 def lexicon_dir() -> Path:
