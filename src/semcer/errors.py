@@ -2,6 +2,26 @@
 
 from __future__ import annotations
 
+#: How many characters of a user-supplied value (an id, a text) an error message quotes.
+QUOTE_LIMIT = 80
+
+
+def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` for an error message, bounded: a string longer than ``limit`` characters is
+    quoted by its first ``limit`` characters, an ellipsis and its full length
+    (``'aaaa'… (3,000,000 characters)``); any other value whose repr is longer is cut the same way.
+
+    Every message that quotes an id or a text it read uses this, so that a 3 MB id still makes a
+    one-line error of a few hundred bytes, and two long values that differ late stay told apart
+    by their lengths.
+    """
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}… ({len(value):,} characters)"
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
+
 
 class SemcerError(Exception):
     """Base class of every error caused by input or configuration, never by a bug."""

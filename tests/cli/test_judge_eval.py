@@ -82,6 +82,16 @@ MALFORMED = {
     "binary (gzip)": (gzip.compress(_with().encode()), "gzip"),
     "invalid UTF-8": (_with().encode() + b"\xff\n", "invalid UTF-8"),
     "directory": (None, "is a directory"),
+    # fields that disagree with each other (the row: 'Schiebeanzahl muss 0 oder 1⟦6⟧ sein', p = [0, 0, 0, .1, .9])
+    "ref_pos past the line": (_with(ref_pos=9999), ":1: 'ref_pos' is 9999, past the end of 'ref' (33 grapheme units"),
+    "ref_unit not at ref_pos": (_with(ref_unit="QQ"), ":1: 'ref_unit' is 'QQ', but unit 27 of 'ref' is '6'"),
+    "severity not p's": (_with(severity=0.1), ":1: severity 0.1 disagrees with p, whose expected rating (Σ p_k·k/4) is 0.975"),
+    "mode not p's": (_with(mode=3), ":1: mode 3 disagrees with p, whose most likely level is 4"),
+    "marked_ref without marks": (_with(marked_ref="Schiebeanzahl muss 0 oder 16 sein"),
+                                 ":1: 'marked_ref' is not 'ref' with unit 27 between ⟦ ⟧"),
+    "marks not around the edit": (_with(marked_hyp="Schiebeanzahl muss 0 oder ⟦1⟧1 sein"),
+                                  ":1: 'marked_hyp' is not 'hyp' with unit 27 between ⟦ ⟧"),
+    "repeated id": (_with() + _with(), ":2: duplicate id 'r2-digit:de-001-12:0' (first at "),
 }
 
 

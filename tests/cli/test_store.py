@@ -66,6 +66,26 @@ def test_cli_export_onto_the_store_itself_is_refused(tmp_path, filled_store, cap
     assert "edits: 190" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("name, ext", [("out.csv", "'.csv'"), ("out.jsonl", "'.jsonl'"), ("out", "'(none)'")])
+def test_cli_export_to_a_name_that_is_not_parquet_is_refused_first(tmp_path, filled_store, capsys, name, ext):
+    # the export is always Parquet: a Parquet file named .csv would mislead whoever opens it
+    out = tmp_path / name
+    assert main(["store", "export", str(filled_store), str(out)]) == 2
+    _one_line_error(capsys, f"{out}: unknown extension {ext} for an export, which is always Parquet; name it "
+                    ".parquet (e.g. out.parquet)")
+    assert not out.exists()
+    # checked before the store is opened: a missing store is not even looked for
+    assert main(["store", "export", str(tmp_path / "missing.sqlite"), str(out)]) == 2
+    _one_line_error(capsys, "unknown extension")
+    assert not (tmp_path / "missing.sqlite").exists()
+
+
+def test_cli_export_accepts_any_case_of_parquet(tmp_path, filled_store, capsys):
+    pytest.importorskip("pyarrow")
+    assert main(["store", "export", str(filled_store), str(tmp_path / "OUT.PARQUET")]) == 0
+    assert "exported 190" in capsys.readouterr().out
+
+
 def _tamper(path, assignment, where=""):
     with sqlite3.connect(path) as conn:
         conn.execute(f"UPDATE judged_edits SET {assignment} {where}")

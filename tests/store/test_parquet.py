@@ -66,6 +66,12 @@ def _broken_copy(tmp_path, source, name, mutate):
         ("null-p.parquet", {"p": None}, "p is missing"),
         ("op.parquet", {"op": "X"}, "op is 'X'"),
         ("key.parquet", {"lang": "xx"}, "key does not match"),
+        # derived columns that disagree with p: refused as judge-eval refuses them in a label file
+        ("severity.parquet", {"p": [0.0, 0.0, 0.0, 0.5, 0.5], "severity": 0.1},
+         r"severity 0\.1 disagrees with p, whose expected rating \(Σ p_k·k/4\) is 0\.875"),
+        ("nan-severity.parquet", {"severity": math.nan}, "severity nan disagrees with p"),
+        ("mode.parquet", {"p": [0.0, 0.0, 0.0, 0.5, 0.5], "severity": 0.875, "mode": 4},
+         r"mode 4 disagrees with p, whose most likely level is 3 \(of equally likely levels the lowest\)"),
     ],
 )
 def test_import_rejects_bad_rows_and_imports_nothing(tmp_path, filled_store, name, change, message):
@@ -104,6 +110,23 @@ def test_import_rejects_wrong_schema_and_non_parquet(tmp_path, filled_store):
         with pytest.raises(StoreError, match=r"notes.parquet: not a readable Parquet file"):
             target.import_parquet(tmp_path / "notes.parquet")
         assert len(target) == 0
+
+
+def test_import_accepts_derived_columns_that_agree_with_p_or_are_null(tmp_path, filled_store):
+    pytest.importorskip("pyarrow")
+    good = tmp_path / "good.parquet"
+    with JudgedEditStore(filled_store, readonly=True) as store:
+        store.export_parquet(good)
+
+    def mutate(rows):
+        rows[0].update(p=[0.0, 0.0, 0.0, 0.5, 0.5], severity=0.875, mode=3)  # severity rounded: 0.87504 too
+        rows[1].update(p=[0.0, 0.0, 0.0, 0.5, 0.5], severity=0.87504, mode=None)
+        rows[2].update(severity=None)
+        return None
+
+    rounded = _broken_copy(tmp_path, good, "rounded.parquet", mutate)
+    with JudgedEditStore(tmp_path / "target.sqlite") as target:
+        assert target.import_parquet(rounded) == (190, 0, 0, 0)
 
 
 def test_import_of_labelled_data_layout_without_store_extras(tmp_path, filled_store):

@@ -23,7 +23,7 @@ from rapidfuzz.distance import Levenshtein
 from semcer.alignment.edits import Edit, count_ops, editops, to_edits, unit_spans, with_spans
 from semcer.alignment.line import Alignment, LineResult, LineStats
 from semcer.caches import cache
-from semcer.errors import EmptyReferenceError, SemcerError
+from semcer.errors import EmptyReferenceError, SemcerError, quoted
 from semcer.speedups import compiled
 from semcer.text.cluster_ids import Clusters, cluster_ids
 from semcer.text.policy import TextPolicy
@@ -252,9 +252,9 @@ def _fast_lines():
 def _keep_empty(p: Pair, pol: TextPolicy, empty_ref: str, skipped: list[str]) -> bool:
     """A line whose reference is empty after the policy: an error, skipped, or kept (insertions)."""
     if empty_ref == "error":
-        detail = "" if not p.ref else f" after policy {pol.name!r} (raw reference {p.ref!r})"
+        detail = "" if not p.ref else f" after policy {pol.name!r} (raw reference {quoted(p.ref)})"
         raise EmptyReferenceError(
-            f"line {p.id!r}: the reference is empty{detail}, so its CER is undefined; choose how such lines "
+            f"line {quoted(p.id)}: the reference is empty{detail}, so its CER is undefined; choose how such lines "
             "count: empty_ref='skip' or 'insertions' (command line: --empty-ref skip or --empty-ref insertions)"
         )
     if empty_ref == "skip":

@@ -71,7 +71,7 @@ import numpy as np
 
 from semcer.api.evaluation import cer as line_cer
 from semcer.api.evaluation import evaluate, opened_judge, opened_store
-from semcer.errors import EmptyReferenceError, InputError, SemcerError
+from semcer.errors import EmptyReferenceError, InputError, SemcerError, quoted
 from semcer.io.ratings import (
     RatedItem,
     RatedPair,
@@ -546,7 +546,7 @@ def _edit_pool(ratings: Sequence[Rating], items: Sequence[RatedItem] | None) -> 
     if by_id is not None:
         for r in ratings:
             if r.item not in by_id:
-                raise InputError(f"{r.where}: item {r.item!r} is not in the items file "
+                raise InputError(f"{r.where}: item {quoted(r.item)} is not in the items file "
                                  "(items are keyed by edit_id in an edit list, by id in labelled edits)")
     rated = {r.item for r in ratings}
     if items is not None:

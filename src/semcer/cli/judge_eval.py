@@ -6,14 +6,18 @@ import argparse
 
 from semcer.cli.common import check_paths
 from semcer.cli.options import add_judge_options, check_int, judge_from_args
+from semcer.judges.distribution import SEVERITY_TOLERANCE
 
 #: Seeds of the bootstrap: what numpy's generators take, and JSON keeps exactly.
 SEED_MAX = 2**32 - 1
 
-HELP = """\
+HELP = f"""\
 Measure a judge against labelled edits (the JSONL format of data/severity/: one grapheme edit per
 line with its marked pair and the labels' five-level distribution `p` and expected rating
-`severity`).
+`severity`). Every row is checked, and one whose fields disagree is refused, naming the file and
+the line: a position past its line, a unit or ⟦ ⟧ marks that are not at the position (positions
+count extended grapheme clusters, as the labels were made), a severity or mode that is not the one
+`p` gives (severity within {SEVERITY_TOLERANCE:g}: files round it), an id used twice.
 
 Reported overall, per language and per edit class, each with a percentile bootstrap interval
 (asymmetric [lo, hi], resampling edits):

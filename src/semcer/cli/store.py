@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from semcer.errors import StoreError
+from semcer.judges.distribution import SEVERITY_TOLERANCE
 from semcer.store.sqlite import JudgedEditStore
 
 _DESCRIPTION = """\
@@ -32,20 +33,24 @@ flags and created; they need pyarrow (pip install "semcer[parquet]").
 _EXPORT = """\
 Write the judged edits of STORE (all judges, or one with --judge) to OUT.parquet, one row per
 edit with its five level probabilities `p`, its expected rating `severity` and its most likely
-level `mode`. The file appears complete or not at all; an existing OUT is replaced when it is a
-Parquet file (never the store itself, nor any other kind of file).
+level `mode`. OUT must be named .parquet (the export is always Parquet; any other name is refused
+before anything is read). The file appears complete or not at all; an existing OUT is replaced
+when it is a Parquet file (never the store itself, nor any other kind of file).
 
 Every row is checked first; a corrupt row stops the export (nothing written) unless
 --skip-corrupt leaves it out. `semcer store check STORE --delete` removes corrupt rows.
 """
 
-_IMPORT = """\
+_IMPORT = f"""\
 Add the judged edits of IN.parquet to STORE (created if missing), for instance a store shared by a
 colleague or judged on another machine. Every row is checked first: the columns and their types,
-five probabilities in [0, 1] summing to 1, a key that matches the judge and the edit. A bad row
-stops the import with its row number, and then nothing is added. An edit already in STORE is kept
-as it is. Rows are added in transactions of 5,000, so a `semcer score` writing the same store
-meanwhile waits for one batch, not for the whole file.
+five probabilities in [0, 1] summing to 1, a key that matches the judge and the edit, and, where
+the file has those columns, a `severity` and `mode` that are the expected rating (within
+{SEVERITY_TOLERANCE:g}) and the most likely level of `p` (the store keeps `p` and derives both, so a
+disagreeing row is refused, as `semcer judge-eval` refuses one in a label file). A bad row stops
+the import with its row number, and then nothing is added. An edit already in STORE is kept as it
+is. Rows are added in transactions of 5,000, so a `semcer score` writing the same store meanwhile
+waits for one batch, not for the whole file.
 
 Skipped and counted: rows of the deterministic built-in judges (identities compact-..., rubric-...),
 whose judgements are recomputed locally and never taken from a file, and one-hot fallbacks (LLM
@@ -142,6 +147,9 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from semcer.store.parquet import check_output
+
+    check_output(args.store, args.out)  # before the store is opened
     with JudgedEditStore(args.store, readonly=True) as store:
         if args.judge is not None and store.count(args.judge) == 0:
             known = ", ".join(repr(identity) for identity, _ in store.judges()) or "none"

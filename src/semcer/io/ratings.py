@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from semcer.alignment.context import MARK_CLOSE, MARK_OPEN, EditContext
-from semcer.errors import InputError, SemcerError
+from semcer.errors import InputError, SemcerError, quoted
 from semcer.io.jsonl import decode, json_type, parse, read_bytes, read_objects
 from semcer.io.labels import edit_context
 from semcer.judges.distribution import LEVELS, RATINGS
@@ -97,13 +97,14 @@ class RatedItem:
     def number(self, column: str) -> float:
         """The value of ``column`` as a finite float; an InputError naming the item otherwise."""
         if column not in self.fields or self.fields[column] is None or self.fields[column] == "":
-            raise InputError(f"{self.where}: item {self.id!r} has no {column!r} value (--score-column {column})")
+            raise InputError(f"{self.where}: item {quoted(self.id)} has no {column!r} value (--score-column {column})")
         value = self.fields[column]
         if isinstance(value, str):
             try:
                 number = float(value.strip())
             except ValueError:
-                raise InputError(f"{self.where}: {column!r} is {value!r}, not a number (--score-column {column})") from None
+                raise InputError(f"{self.where}: {column!r} is {quoted(value)}, not a number "
+                                 f"(--score-column {column})") from None
         elif type(value) in (int, float):
             number = float(value)
         else:
@@ -117,7 +118,7 @@ class RatedItem:
         """The value of ``column`` as a band label (a string; a number as written)."""
         value = self.fields.get(column)
         if value is None or value == "":
-            raise InputError(f"{self.where}: item {self.id!r} has no {column!r} value (--band {column})")
+            raise InputError(f"{self.where}: item {quoted(self.id)} has no {column!r} value (--band {column})")
         if type(value) in (dict, list):
             raise InputError(f"{self.where}: {column!r} must be a string or a number, got {json_type(value)}")
         return str(value)
@@ -297,7 +298,8 @@ def read_ratings(path: str | os.PathLike[str]) -> list[Rating]:
         value = _rating_value(row, where, tabular)
         seen = first.setdefault((item, rater), where)
         if seen is not where:
-            raise InputError(f"{where}: rater {rater!r} rated item {item!r} twice (first at {seen}); keep one rating")
+            raise InputError(f"{where}: rater {quoted(rater)} rated item {quoted(item)} twice (first at {seen}); "
+                             "keep one rating")
         out.append(Rating(item, rater, value, where))
     return out
 
@@ -349,7 +351,7 @@ def read_items(path: str | os.PathLike[str]) -> list[RatedItem]:
         item_id = _id(row.get(key), where, key)
         seen = first.setdefault(item_id, where)
         if seen is not where:
-            raise InputError(f"{where}: duplicate item {key} {item_id!r} (first at {seen})")
+            raise InputError(f"{where}: duplicate item {key} {quoted(item_id)} (first at {seen})")
         lang = row.get("lang")
         if lang is not None and type(lang) is not str:
             raise InputError(f"{where}: 'lang' must be a string, got {json_type(lang)}")
@@ -369,7 +371,7 @@ def _typed(row: dict[str, str], where: str, *, unquote: bool) -> dict[str, Any]:
             try:
                 out[k] = int(v.strip())
             except ValueError:
-                raise InputError(f"{where}: {k!r} must be an integer, got {v!r}") from None
+                raise InputError(f"{where}: {k!r} must be an integer, got {quoted(v)}") from None
         elif k == "p":
             out[k] = parse(v, f"{where}: column 'p'")
         else:
@@ -388,7 +390,7 @@ def _record(row: dict[str, Any], where: str, first: dict[str, str], key: str, wh
     record_id = _id(row.get(key), where, key)
     seen = first.setdefault(record_id, where)
     if seen is not where:
-        raise InputError(f"{where}: duplicate {what} {record_id!r} (first at {seen})")
+        raise InputError(f"{where}: duplicate {what} {quoted(record_id)} (first at {seen})")
     texts = []
     for name in names:
         value = row.get(name)

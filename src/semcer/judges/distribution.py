@@ -24,6 +24,10 @@ ONE_HOT_FLAG = "one-hot"
 #: How far from 1 the five probabilities may sum (rounding in a file or a server's answer).
 SUM_TOLERANCE = 1e-6
 
+#: How far a ``severity`` written beside ``p`` may be from Σ p_k·k/4: files round it (data/severity/
+#: writes four decimals, so it is within 5e-5 of the exact value).
+SEVERITY_TOLERANCE = 1e-4
+
 Distribution = tuple[float, float, float, float, float]
 
 
@@ -35,6 +39,24 @@ def expected_rating(p: Sequence[float]) -> float:
 def mode_of(p: Sequence[float]) -> int:
     """The most likely level; of equally likely levels the lowest."""
     return max(range(LEVELS), key=lambda k: (p[k], -k))
+
+
+def check_derived(p: Sequence[float], severity: float | None, mode: int | None) -> None:
+    """ValueError saying why when a ``severity`` or ``mode`` written beside ``p`` is not the one ``p``
+    gives (:func:`expected_rating` within :data:`SEVERITY_TOLERANCE`; :func:`mode_of`); None: not written.
+
+    Both are derived columns: one that disagrees with its ``p`` is a mistake in the file, and
+    results must not silently depend on which of the two a reader happens to use. Every reader of
+    such columns (label files, store imports) refuses a disagreement with this one rule.
+    """
+    if severity is not None:
+        want = expected_rating(p)
+        if not abs(severity - want) <= SEVERITY_TOLERANCE:  # NaN too
+            raise ValueError(f"severity {severity!r} disagrees with p, whose expected rating (Σ p_k·k/4) is "
+                             f"{want:.6g} (allowed difference {SEVERITY_TOLERANCE:g}); correct it or leave it out")
+    if mode is not None and mode != mode_of(p):
+        raise ValueError(f"mode {mode!r} disagrees with p, whose most likely level is {mode_of(p)} (of equally likely "
+                         "levels the lowest); correct it or leave it out")
 
 
 def check_distribution(p: Any) -> Distribution:

@@ -17,8 +17,8 @@ from typing import Any, NamedTuple
 
 from semcer.alignment.context import content_key
 from semcer.atomic import atomic_path
-from semcer.errors import StoreError
-from semcer.judges.distribution import LEVELS, check_distribution, expected_rating, mode_of
+from semcer.errors import StoreError, quoted
+from semcer.judges.distribution import LEVELS, check_derived, check_distribution, expected_rating, mode_of
 from semcer.store.keys import edit_key, is_deterministic
 from semcer.store.sqlite import (
     COLUMNS,
@@ -71,11 +71,11 @@ def export_parquet(store: JudgedEditStore, path: str | os.PathLike, *, judge_ide
 
     Every row passes the store's read-back check (:func:`semcer.store.sqlite.check_row`) first: a
     corrupt row is a StoreError and nothing is written, or with ``skip_corrupt`` it is left out and
-    counted. ``path`` may not be the store itself (however spelled), nor an existing file that is
-    not a Parquet file (it is never overwritten).
+    counted. ``path`` must end in ``.parquet`` and may not be the store itself (however spelled), nor
+    an existing file that is not a Parquet file (it is never overwritten).
     """
     pa, pq = _pyarrow()
-    _check_output(store, path)
+    check_output(store.path, path)
     schema = _parquet_schema(pa)
     written = 0
     corrupt: dict[str, str] = {}
@@ -102,19 +102,22 @@ def export_parquet(store: JudgedEditStore, path: str | os.PathLike, *, judge_ide
     return ExportResult(written, len(corrupt))
 
 
-def _check_output(store: JudgedEditStore, path: str | os.PathLike) -> None:
-    """Refuse an output path that is the store (or its -wal/-shm), a directory, a file that is not a
-    Parquet file, or one in a directory that is missing or not writable."""
-    out = Path(path)
+def check_output(store_path: str | os.PathLike, path: str | os.PathLike) -> None:
+    """Refuse an export path that is the store at ``store_path`` (or its -wal/-shm), a directory, a
+    file that is not a Parquet file, one in a directory that is missing or not writable, or a name
+    that does not end in ``.parquet`` (any case: the export is always Parquet, and a ``judged.csv``
+    holding Parquet would mislead whoever opens it). Reads nothing of the store, so that a command
+    can check its output before it opens the store."""
+    out, store = Path(path), Path(store_path)
     if out.exists():
-        for own in (store.path, Path(f"{store.path}-wal"), Path(f"{store.path}-shm")):
+        for own in (store, Path(f"{store}-wal"), Path(f"{store}-shm")):
             try:
                 same = os.path.samefile(out, own)
             except OSError:
                 same = False
             if same:
-                raise StoreError(f"{path}: is the store {store.path} itself; give the Parquet file another name "
-                                 f"(e.g. {store.path.with_suffix('.parquet').name})")
+                raise StoreError(f"{path}: is the store {store} itself; give the Parquet file another name "
+                                 f"(e.g. {store.with_suffix('.parquet').name})")
         if out.is_dir():
             raise StoreError(f"{path}: is a directory; give a file name (e.g. {out / 'judged.parquet'})")
         try:
@@ -131,13 +134,19 @@ def _check_output(store: JudgedEditStore, path: str | os.PathLike) -> None:
         raise StoreError(f"{path}: no such directory {parent}; create it first or choose another output file")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise StoreError(f"{path}: cannot write in {parent} (permission denied); choose another output file")
+    if out.suffix.lower() != ".parquet":
+        example = out.with_suffix(".parquet").name if out.name else "judged.parquet"
+        raise StoreError(f"{path}: unknown extension {out.suffix or '(none)'!r} for an export, which is always "
+                         f"Parquet; name it .parquet (e.g. {example})")
 
 
 def import_parquet(store: JudgedEditStore, path: str | os.PathLike) -> ImportResult:
     """Add the judged edits of a Parquet file to ``store``.
 
     The whole file is checked first (columns and types, five probabilities in [0, 1] summing to 1,
-    keys matching their content); a bad row is a StoreError naming the file and the row, and then
+    a ``severity`` and ``mode`` that are the ones ``p`` gives where the file has them
+    (:func:`semcer.judges.distribution.check_derived`; the store keeps ``p`` only), keys matching their
+    content); a bad row is a StoreError naming the file and the row, and then
     nothing is imported. The rows are then inserted in transactions of :data:`IMPORT_BATCH` rows,
     so that other writers of the store (a concurrent ``semcer score``) wait for one batch at most;
     an import stopped midway leaves the batches done (every row checked), and a rerun adds the rest.
@@ -245,9 +254,13 @@ def _check_parquet_schema(pa: Any, schema: Any, path: Any) -> list[str]:
         problems.append(f"column 'flags' is {types['flags']}, expected list<string>")
     if "created" in types and not (pa.types.is_floating(types["created"]) or pa.types.is_integer(types["created"])):
         problems.append(f"column 'created' is {types['created']}, expected double")
+    if "severity" in types and not (pa.types.is_floating(types["severity"]) or pa.types.is_integer(types["severity"])):
+        problems.append(f"column 'severity' is {types['severity']}, expected double")
+    if "mode" in types and not pa.types.is_integer(types["mode"]):
+        problems.append(f"column 'mode' is {types['mode']}, expected integer")
     if problems:
         raise StoreError(f"{path}: not a judged-edit file: {'; '.join(problems)}")
-    optional = [name for name in ("edit_class", "flags", "created") if name in types]
+    optional = [name for name in ("edit_class", "flags", "created", "severity", "mode") if name in types]
     return [*_REQUIRED_STRINGS, *_REQUIRED_INTS, "p", *optional]
 
 
@@ -262,9 +275,12 @@ def _import_row(data: dict[str, list], i: int, row: int, path: Any, now: float) 
         if data[name][i] is None:
             raise bad(f"{name} is missing")
     if data["op"][i] not in ("S", "D", "I"):
-        raise bad(f"op is {data['op'][i]!r}, expected S, D or I")
+        raise bad(f"op is {quoted(data['op'][i])}, expected S, D or I")
+    severity = data["severity"][i] if "severity" in data else None  # derived columns: checked, not stored
+    mode = data["mode"][i] if "mode" in data else None
     try:
         p = check_distribution(data["p"][i])
+        check_derived(p, severity, mode)
     except ValueError as exc:
         raise bad(str(exc)) from None
     key, judge = data["key"][i], data["judge"][i]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from semcer.errors import InputError, SemcerError
+from semcer.errors import InputError, SemcerError, quoted
 from semcer.study.sampling import Slot
 
 FORMAT = "semcer-study/1"
@@ -175,7 +175,7 @@ class StudyDB:
         with self._connect() as conn:
             r = conn.execute("SELECT id, kind, lang, stratum, data FROM items WHERE id = ?", (item_id,)).fetchone()
         if r is None:
-            raise InputError(f"{self.path}: no item {item_id!r}")
+            raise InputError(f"{self.path}: no item {quoted(item_id)}")
         return Item(r[0], r[1], r[2], r[3], json.loads(r[4]))
 
     # -- readers and sessions ----------------------------------------------------------------

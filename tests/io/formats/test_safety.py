@@ -100,9 +100,44 @@ def test_the_same_guards_apply_to_alto_and_xhtml_hocr():
     assert "external entity &x;" in refused(hocr, format="hocr")
 
 
-def test_html_hocr_expands_no_custom_entities():
-    root = parse_html('<!DOCTYPE html [<!ENTITY x "BOOM">]><html><body>&x;&amp;</body></html>', "h.html")
-    assert "BOOM" not in root.itertext() and "&x;&" in root.itertext()
+def test_html_hocr_refuses_an_entity_declaration_instead_of_keeping_the_reference_as_text():
+    with pytest.raises(InputError) as info:
+        parse_html('<!DOCTYPE html [<!ENTITY x "BOOM">]><html><body>&x;&amp;</body></html>', "h.html")
+    assert str(info.value).startswith("h.html:1:17: the DTD declares an entity &x;;") and "BOOM" not in str(info.value)
+
+
+HTML_XXE = ('<!DOCTYPE html [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n'
+            "<html><body><div class='ocr_page'><span class='ocr_line'>hello &xxe;</span></div></body></html>")
+
+
+def test_html_hocr_without_xml_declaration_refuses_an_external_entity_like_xhtml():
+    msg = refused(HTML_XXE, format="hocr")
+    assert msg == ("evil.xml:1:17: the DTD declares an external entity &xxe;; semcer expands no entities (they can "
+                   "read files or blow up memory): replace it by the text it stands for")
+    xhtml = refused('<?xml version="1.0"?>' + HTML_XXE, format="hocr")  # the same words as the XML path
+    assert "declares an external entity &xxe;; semcer expands no entities" in xhtml
+
+
+def test_html_hocr_refuses_an_entity_declared_after_other_declarations_and_a_parameter_entity():
+    later = '<!DOCTYPE html [<!ELEMENT a ANY>\n  <!ENTITY   x "y">]><html><body>x</body></html>'
+    assert refused(later, format="hocr").startswith("evil.xml:2:3: the DTD declares an entity &x;;")
+    param = '<!DOCTYPE html [<!ENTITY % p PUBLIC "-//x" "http://example.com/x">]><html><body>x</body></html>'
+    assert "declares an external entity %p;;" in refused(param, format="hocr")
+
+
+def test_html_hocr_refuses_an_undefined_entity_reference_in_text_and_attributes():
+    page = "<html><body><div class='ocr_page'>\n<span class='ocr_line'{}>a {}</span></div></body></html>"
+    msg = refused(page.format("", "&xxe;"), format="hocr")
+    assert msg.startswith("evil.xml:2:26: entity &xxe; is not defined (HTML has no such entity")
+    assert refused(page.format(" title='&zz;'", "b"), format="hocr").startswith("evil.xml:2:31: entity &zz; is not")
+
+
+def test_html_hocr_keeps_what_html_defines_and_text_that_is_no_reference():
+    # HTML's own entities (&eacute without ';' too), character references, an escaped '&xxe;', a bare '&'
+    # and anything inside a comment read as before
+    html = ("<html><body><!-- &nope; <!ENTITY c 'x'> --><div class='ocr_page'><span class='ocr_line'>"
+            "AT&T &amp;xxe; caf&eacute; &eacute &#65;&#x42; &notit;</span></div></body></html>")
+    assert parse_page(html.encode(), "ok.html", format="hocr").text == "AT&T &xxe; café é AB ¬it;"
 
 
 CHILD = textwrap.dedent("""

@@ -3,7 +3,10 @@
 **Parsing.** A file that starts (after a BOM and whitespace) with an XML declaration ``<?xml`` is
 XHTML, as Tesseract writes it, and is parsed as XML with all the guards of
 :mod:`semcer.io.formats.tree` (a malformed file is an error naming its line and column). Any other
-file is parsed as HTML by the standard library's lenient parser (no DTD, no external anything).
+file is parsed as HTML by the standard library's lenient parser (no DTD, no external anything);
+what that parser would keep as literal text though the file means an entity is refused with the
+XML path's messages: an entity declaration (``<!DOCTYPE html [<!ENTITY ...>]>``) and a reference
+such as ``&xxe;`` to an entity that HTML does not define (:func:`semcer.io.formats.tree.parse_html`).
 
 **Elements**, by their ``class`` (one of the element's whitespace-separated classes), in document
 order (hOCR has no reading-order element; Tesseract writes its own reading order):

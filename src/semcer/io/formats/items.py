@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from semcer.errors import InputError
+from semcer.errors import InputError, quoted
 from semcer.io.formats.page import LINE_KINDS, NO_TEXT, REGION_KINDS, Page
 
 if TYPE_CHECKING:
@@ -52,8 +52,8 @@ def segment_texts(page: Page) -> dict[str, str]:
             raise InputError(f"{page.file}:{line}:{column}: a {page.level} has no id, so it cannot be matched line by "
                              "line; score the page as a whole")
         if id_ in out:
-            raise InputError(f"{page.file}:{line}:{column}: id {id_!r} is used twice; ids must be unique to match "
-                             "line by line")
+            raise InputError(f"{page.file}:{line}:{column}: id {quoted(id_)} is used twice; ids must be unique to "
+                             "match line by line")
         out[id_] = text
     return out
 

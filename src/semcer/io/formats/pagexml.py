@@ -41,7 +41,7 @@ schemas), the smallest rectangle holding the polygon.
 
 from __future__ import annotations
 
-from semcer.errors import InputError
+from semcer.errors import InputError, quoted
 from semcer.io.formats.detect import PAGE_NAMESPACE_PREFIX
 from semcer.io.formats.page import (
     MISSING,
@@ -201,7 +201,7 @@ def _chosen_regions(page_el: Node, ns: str, name: str, dialect: str, skipped: li
                 raise InputError(f"{_at(name, node)}: TextRegion has no id; the schema requires one")
             if rid in regions:
                 first = regions[rid]
-                raise InputError(f"{_at(name, node)}: duplicate region id {rid!r} (first at line {first.line}); "
+                raise InputError(f"{_at(name, node)}: duplicate region id {quoted(rid)} (first at line {first.line}); "
                                  "ids must be unique")
             regions[rid] = node
             in_document_order.append(node)

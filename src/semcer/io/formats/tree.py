@@ -22,7 +22,10 @@ A file that is not well-formed is one :class:`~semcer.errors.InputError`,
 
 **HTML** (:func:`parse_html`, for hOCR written as HTML rather than XHTML) is parsed by the standard
 library's lenient ``html.parser``: it reads no DTD and expands only HTML's own character
-references, so nothing outside the file is ever read. Void elements (``br``, ``meta``, ``img``,
+references, so nothing outside the file is ever read. What it would leave in the text as written,
+though the file means an entity, is refused with the XML guards' messages: an entity declaration
+(``<!DOCTYPE html [<!ENTITY xxe SYSTEM "...">]>``) and a reference ``&name;`` to an entity that
+HTML does not define (``&xxe;``; comments are not looked into). Void elements (``br``, ``meta``, ``img``,
 ...) have no children; an end tag closes the innermost open element of that name (and every
 element opened after it); an end tag with no open element of its name is ignored. The same limits
 apply.
@@ -30,11 +33,13 @@ apply.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from html import unescape
 from html.parser import HTMLParser
 from xml.parsers import expat
 
-from semcer.errors import InputError
+from semcer.errors import QUOTE_LIMIT, InputError, quoted
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "MAX_ELEMENTS", "Node", "check_size", "parse_html", "parse_xml"]
 
@@ -171,6 +176,24 @@ class _Builder:
             parent.content.append(text)
 
 
+def _declared(where: str, entity: str, is_parameter: bool, external: bool) -> str:
+    """The refusal of an entity declaration (XML and HTML alike)."""
+    return (f"{where}: the DTD declares {'an external' if external else 'an'} entity "
+            f"{('%' if is_parameter else '&') + _name(entity) + ';'}; semcer expands no entities (they can read "
+            "files or blow up memory): replace it by the text it stands for")
+
+
+def _undefined(where: str, reference: str, why: str) -> str:
+    """The refusal of a reference to an entity that is not defined (XML and HTML alike)."""
+    return (f"{where}: entity {_name(reference)} is not defined ({why}): write the character itself or a "
+            "character reference such as &#160;")
+
+
+def _name(name: str) -> str:
+    """An entity name as a message shows it: as written, or cut like :func:`semcer.errors.quoted`."""
+    return name if len(name) <= QUOTE_LIMIT else quoted(name)
+
+
 # ----------------------------------------------------------------------------------------------
 # XML
 
@@ -203,11 +226,7 @@ def parse_xml(data: bytes, name: str, *, max_bytes: int = MAX_BYTES, max_element
 
     def entity_decl(entity: str, is_parameter: bool, value: str | None, base: str | None, system_id: str | None,
                     public_id: str | None, notation: str | None) -> None:
-        kind = "an external" if system_id or public_id else "an"
-        raise InputError(
-            f"{where()}: the DTD declares {kind} entity {('%' if is_parameter else '&') + entity + ';'}; semcer "
-            "expands no entities (they can read files or blow up memory): replace it by the text it stands for"
-        )
+        raise InputError(_declared(where(), entity, is_parameter, bool(system_id or public_id)))
 
     def unparsed_decl(entity: str, *_: object) -> None:
         raise InputError(f"{where()}: the DTD declares an unparsed external entity {entity!r}; semcer reads no "
@@ -218,8 +237,7 @@ def parse_xml(data: bytes, name: str, *, max_bytes: int = MAX_BYTES, max_element
                          "file: remove the reference")
 
     def skipped(entity: str, is_parameter: bool) -> None:
-        raise InputError(f"{where()}: entity {'%' if is_parameter else '&'}{entity}; is not defined (semcer reads no "
-                         "DTD): write the character itself or a character reference such as &#160;")
+        raise InputError(_undefined(where(), f"{'%' if is_parameter else '&'}{entity};", "semcer reads no DTD"))
 
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.StartElementHandler = start
@@ -279,9 +297,45 @@ class _HTMLTree(HTMLParser):
         self.builder.data(data)
 
 
+#: What :func:`_check_html_entities` looks at: a comment's start, an entity declaration (its
+#: parameter sign, name and the rest), an entity reference.
+_HTML_ENTITY = re.compile(r"<!--|<!ENTITY\s+(%\s*)?([^\s>]*)([^>]*)|&([A-Za-z][A-Za-z0-9]*);", re.IGNORECASE)
+_EXTERNAL = re.compile(r"\s*(SYSTEM|PUBLIC)\b", re.IGNORECASE)
+
+
+def _check_html_entities(text: str, name: str) -> None:
+    """Refuse, outside comments, an entity declaration and a reference ``&name;`` that HTML does not
+    define (``html.unescape`` leaves it as it is): ``html.parser`` would keep either as literal text,
+    silently changing what the page says."""
+    defined: dict[str, bool] = {}
+    pos = 0
+    while (m := _HTML_ENTITY.search(text, pos)) is not None:
+        pos = m.end()
+        if m.group() == "<!--":
+            end = text.find("-->", pos)
+            if end < 0:
+                return
+            pos = end + 3
+        elif m.group(4) is None:
+            external = _EXTERNAL.match(m.group(3)) is not None
+            raise InputError(_declared(_where(text, m.start(), name), m.group(2), bool(m.group(1)), external))
+        elif not defined.setdefault(m.group(), unescape(m.group()) != m.group()):
+            raise InputError(_undefined(_where(text, m.start(), name), m.group(),
+                                        "HTML has no such entity, and semcer reads no DTD"))
+
+
+def _where(text: str, offset: int, name: str) -> str:
+    """``name:line:column`` (both 1-based) of ``offset`` in ``text``."""
+    line = text.count("\n", 0, offset) + 1
+    column = offset - text.rfind("\n", 0, offset)
+    return f"{name}:{line}:{column}"
+
+
 def parse_html(text: str, name: str, *, max_elements: int = MAX_ELEMENTS, max_depth: int = MAX_DEPTH) -> Node:
     """The root element of an HTML document (the outermost element; ``<html>`` in an hOCR file).
-    Element names are lower-case, as ``html.parser`` reports them."""
+    Element names are lower-case, as ``html.parser`` reports them. Entity declarations and undefined
+    entity references are refused first (:func:`_check_html_entities`)."""
+    _check_html_entities(text, name)
     builder = _Builder(name, max_elements, max_depth)
     tree = _HTMLTree(builder)
     tree.feed(text)
