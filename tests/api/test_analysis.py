@@ -169,3 +169,13 @@ def test_mistakes(files):
         analyze(files["refs"], [files["A"], files["B"]], names=["A", "A"])
     with pytest.raises(semcer.errors.InputError, match="needs a judge"):
         analyze(files["refs"], [files["A"]], judge=None)
+
+
+def test_lang_and_langs_are_one_or_the_other(files):
+    with pytest.raises(semcer.errors.InputError, match="not both"):
+        analyze(files["refs"], [files["A"]], langs="de", lang="en")
+
+
+def test_the_same_file_twice_needs_names(files):
+    with pytest.raises(semcer.errors.InputError, match="systems 1 and 2 are the same file"):
+        analyze(files["refs"], [files["A"], files["A"]])

@@ -113,3 +113,65 @@ def test_one_system_is_not_a_comparison(seed_fixture):
     refs, base, _ = seed_fixture
     with pytest.raises(semcer.InputError, match="at least two systems"):
         semcer.compare(refs, [base])
+
+
+GERMAN_REFS = ["Die Straße ist schön und grün.", "Über den Bergen liegt Schnee.", "Der Bär frißt Äpfel."]
+GERMAN_HYPS = ["Die Strasse ist schon und grun.", "Uber den Bergen liegt Schnee", "Der Bar frisst Apfel."]
+
+
+def test_lang_is_the_language_of_lines_without_one(tmp_path):
+    with_de = semcer.evaluate(GERMAN_REFS, GERMAN_HYPS, langs="de", judge="compact").corpus.semcer
+    assert with_de != semcer.evaluate(GERMAN_REFS, GERMAN_HYPS, judge="compact").corpus.semcer  # it matters
+    listed = semcer.compare(GERMAN_REFS, [GERMAN_HYPS, GERMAN_HYPS], lang="de", n_resamples=50)
+    assert listed.names == ("system 1", "system 2") and listed.result("system 2", "semcer").value == with_de
+    refs = _write(tmp_path / "r.jsonl", GERMAN_REFS)
+    hyps = _write(tmp_path / "h.jsonl", GERMAN_HYPS)
+    read = semcer.compare(refs, [hyps, hyps], names=["a", "b"], lang="de", n_resamples=50)
+    assert read.result("a", "semcer").value == with_de
+    # a line that names its language keeps it
+    tagged = tmp_path / "t.jsonl"
+    tagged.write_text("".join(json.dumps({"id": f"d{k}", "doc": f"d{k}", "text": t, "lang": "en"}) + "\n"
+                              for k, t in enumerate(GERMAN_REFS)))
+    en = semcer.compare(str(tagged), [hyps, hyps], names=["a", "b"], lang="de", n_resamples=50)
+    assert en.result("a", "semcer").value == semcer.evaluate(GERMAN_REFS, GERMAN_HYPS, langs="en",
+                                                              judge="compact").corpus.semcer
+
+
+def test_the_same_file_twice_needs_names(seed_fixture):
+    refs, base, _ = seed_fixture
+    with pytest.raises(semcer.InputError, match=r"^systems 1 and 2 are the same file \("):
+        semcer.compare(refs, [base, base], judge=None)
+    named = semcer.compare(refs, [base, base], names=["x", "y"], judge=None, n_resamples=50)
+    assert named.result("y", "cer").difference == 0
+
+
+def test_a_gate_on_a_metric_not_computed_is_refused():
+    Gate.parse("cer").check(("cer",))
+    Gate.parse("semcer:0.1").check(("cer", "semcer"))
+    with pytest.raises(semcer.SemcerError, match="--fail-if-worse semcer: semcer is not computed without a judge"):
+        Gate.parse("semcer.document_mean").check(("cer",))
+
+
+def test_by_adds_each_system_s_groups(seed_fixture):
+    refs, base, cand = seed_fixture
+    c = semcer.compare(refs, [base, cand], judge=None, n_resamples=50)
+    d = c.to_dict(by=("doc",))
+    assert "by_lang" not in d and list(d["by_doc"]) == [base, cand]
+    assert [g["edits"] for g in d["by_doc"][cand]] == list(CANDIDATE)  # the fixture's figures
+    assert [g["units"] for g in d["by_doc"][base]] == list(CHARS)
+    assert "by_doc" not in c.to_dict()
+
+
+def test_comparison_notes_are_not_repeated_in_the_report(tmp_path, seed_fixture):
+    from semcer.api.report import comparison_report
+    from semcer.io.collections import read_collection
+
+    refs, base, cand = seed_fixture
+    short = tmp_path / "short.jsonl"
+    short.write_text("".join(Path(cand).read_text().splitlines(keepends=True)[:-1]))
+    c = semcer.compare(refs, [base, str(short)], judge=None, unmatched="empty", n_resamples=50)
+    note = f"{short}: 1 reference(s) without an output scored against an empty output (--unmatched empty)"
+    assert c.notes == (note,)
+    data = comparison_report(c, references=read_collection(refs), systems=[read_collection(base),
+                             read_collection(str(short))], unmatched="empty")
+    assert data["comparison"]["notes"] == [note] and note not in data["notes"]

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from helpers import EXAMPLES
@@ -69,3 +70,38 @@ def test_mistakes_are_one_line_with_exit_status_2(args, words):
     assert p.returncode == 2, p.stdout + p.stderr
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("semcer: error:") and words in lines[0], p.stderr
+
+
+def test_lang_is_honoured_as_by_score(tmp_path):
+    refs = tmp_path / "r1.jsonl"
+    hyps = tmp_path / "h1.jsonl"
+    refs.write_text('{"id":"1","text":"abc"}\n')
+    hyps.write_text('{"id":"1","text":"abd"}\n')
+    without = _semcer("analyze", refs, hyps, "--n-boot", "0", "--json")
+    assert without.returncode == 0, without.stderr
+    assert [r["lang"] for r in json.loads(without.stdout)["grapheme_load"]] == ["und"]  # else this test could not fail
+    p = _semcer("analyze", refs, hyps, "--lang", "en", "--n-boot", "0", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    score = _semcer("score", refs, hyps, "--lang", "en", "--json")
+    severity = json.loads(score.stdout)["corpus"]["severity"]  # the one edit's
+    (row,) = d["grapheme_load"]
+    assert row["lang"] == "en" and row["edits"] == 1 and row["per_edit"] == pytest.approx(severity)
+    assert [r["lang"] for r in d["by_class"]] == ["en"]
+
+
+def test_one_file_twice_is_named_as_such(tmp_path):
+    p = _semcer("analyze", REFS, CLEAN, CLEAN, "--n-boot", "0")
+    assert p.returncode == 2 and p.stdout == ""
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"systems 1 and 2 are the same file ({CLEAN})" in lines[0], p.stderr
+
+
+def test_unmatched_empty_is_noted(tmp_path):
+    short = tmp_path / "short.jsonl"
+    lines = Path(NOISY).read_text(encoding="utf-8").splitlines(keepends=True)
+    short.write_text("".join(lines[:-3]), encoding="utf-8")
+    p = _semcer("analyze", REFS, short, "--unmatched", "empty", "--n-boot", "0", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["notes"] == [
+        f"{short}: 3 reference(s) without an output scored against an empty output (--unmatched empty)"]

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -52,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from semcer.api.comparison import scored_inputs, system_names
 from semcer.api.evaluation import evaluate, opened_judge, opened_store
 from semcer.caches import cache
 from semcer.errors import InputError, SemcerError
@@ -68,6 +68,7 @@ from semcer.judges.rubric.lexicon import (
     zipf,
 )
 from semcer.metrics.results import Evaluation
+from semcer.reports.text import input_notes
 from semcer.statistics.bootstrap import Estimate, percentile_estimate, resample_count_chunks
 from semcer.statistics.multiple import holm
 from semcer.statistics.paired import sign_flip_pvalues
@@ -127,6 +128,7 @@ def analyze(
     empty_ref: str = "error",
     unmatched: str = "error",
     langs: Any = None,
+    lang: str | None = None,
     judge: Any = "compact",
     store: Any = None,
     max_edits: int = MAX_EDITS,
@@ -140,12 +142,15 @@ def analyze(
     """The paper's analyses of ``systems`` (the first is the baseline of the equal-count
     contrasts) on ``references`` (see the module documentation). ``references`` and each system are
     what :func:`semcer.evaluate` takes (``langs`` too: the languages of lists or dicts of strings;
-    read collections carry their own). Seeded: the same inputs and seed give the same intervals."""
+    read collections carry their own); ``lang`` is the language of the lines that name none
+    (command line ``--lang``), as :func:`semcer.api.comparison.with_lang` gives it, for every kind of
+    input. Seeded: the same inputs and seed give the same intervals."""
     if not systems:
         raise InputError("analyze needs at least one system")
-    labels = tuple(names) if names is not None else tuple(_system_name(s, k) for k, s in enumerate(systems))
-    if len(labels) != len(systems) or len(set(labels)) != len(labels):
-        raise InputError(f"names: {len(systems)} distinct names are needed, one per system")
+    if langs is not None and lang:
+        raise InputError("give langs= (every line's language) or lang= (the language of lines that name none), "
+                         "not both")
+    labels = system_names(systems, names)
     if max_edits < 0 or min_letter_errors < 0 or n_boot < 0 or n_permutations < 1:
         raise SemcerError("--max-edits, --min-letter-errors and --n-boot must be >= 0, --n-permutations >= 1")
     if not 0.0 < confidence < 1.0:
@@ -155,8 +160,9 @@ def analyze(
     with contextlib.ExitStack() as stack:
         j = stack.enter_context(opened_judge(judge))
         st = stack.enter_context(opened_store(store))
-        evals = [evaluate(references, s, unit=unit, policy=policy, empty_ref=empty_ref, unmatched=unmatched,
-                          langs=langs, judge=j, store=st, progress=progress) for s in systems]
+        evals = [evaluate(**_inputs(references, s, unmatched, langs, lang), unit=unit, policy=policy,
+                          empty_ref=empty_ref, unmatched=unmatched, judge=j, store=st, progress=progress)
+                 for s in systems]
         identity = j.identity
     boot = {"n_boot": n_boot, "seed": seed, "confidence": confidence}
     lines: dict[str, dict[str, int]] = {}
@@ -166,7 +172,7 @@ def analyze(
         lines[name] = counts
         per_system.append(kept)
     edits_by_system = [[e for line in kept.values() for e in line.edits] for kept in per_system]
-    notes = []
+    notes = [f"{name}: {note}" for name, ev in zip(labels, evals) for note in input_notes(ev, unmatched)]
     if any(v["failed"] for v in lines.values()):
         notes.append("lines with an edit the judge failed on are left out; rerun to judge them")
     real, missing = _real_words(labels, edits_by_system, min_letter_errors, boot)
@@ -178,8 +184,12 @@ def analyze(
                     _equal_count(labels, per_system, n_permutations, boot), lines, settings, tuple(notes))
 
 
-def _system_name(system: Any, k: int) -> str:
-    return str(system) if isinstance(system, (str, os.PathLike)) else f"system {k + 1}"
+def _inputs(references: Any, system: Any, unmatched: str, langs: Any, lang: str | None) -> dict[str, Any]:
+    """What :func:`semcer.evaluate` takes for one system: ``langs`` as given, else ``lang`` for the
+    lines that name none."""
+    if langs is not None:
+        return {"references": references, "hypotheses": system, "langs": langs}
+    return scored_inputs(references, system, unmatched=unmatched, lang=lang)
 
 
 # ---------------------------------------------------------------------------------------------

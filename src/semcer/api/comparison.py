@@ -11,7 +11,10 @@ empty), and their signatures must match the baseline's.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
+from collections.abc import Collection as Container
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,8 +23,11 @@ import numpy as np
 
 from semcer.api.evaluation import evaluate, opened_judge, opened_store
 from semcer.errors import InputError, SemcerError
+from semcer.io.collections import Collection, read_collection
+from semcer.io.pairing import Paired, pair_collections
 from semcer.metrics.results import Evaluation
 from semcer.metrics.signature import Signature
+from semcer.reports.text import input_notes
 from semcer.statistics.paired import AGGREGATIONS, METHODS, SystemComparison, compare_systems
 from semcer.text.policy import TextPolicy
 from semcer.text.units import Unit
@@ -65,13 +71,18 @@ class Comparison:
     def result(self, system: str, metric: str, aggregation: str = "corpus") -> MetricResult:
         return self.results[metric][aggregation][self.names.index(system)]
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON shape of ``semcer compare --json``."""
+    def to_dict(self, *, by: Sequence[str] = ()) -> dict[str, Any]:
+        """The JSON shape of ``semcer compare --json``; ``by`` ("lang", "doc") adds ``by_lang`` /
+        ``by_doc``: for each system, its groups exactly as ``semcer score --json --by`` lists them."""
         systems = {name: {m: {a: self.results[m][a][k].to_dict() for a in self.results[m]} for m in self.results}
                    for k, name in enumerate(self.names)}
-        return {"signature": str(self.signature), "signature_fields": self.signature.fields(),
-                "baseline": self.names[0], "documents": self.documents,
-                "lines": self.evaluations[0].corpus.lines, "systems": systems, "notes": list(self.notes)}
+        out = {"signature": str(self.signature), "signature_fields": self.signature.fields(),
+               "baseline": self.names[0], "documents": self.documents,
+               "lines": self.evaluations[0].corpus.lines, "systems": systems, "notes": list(self.notes)}
+        for key in dict.fromkeys(by):
+            out[f"by_{key}"] = {name: ev.to_dict(by=(key,))[f"by_{key}"]
+                                for name, ev in zip(self.names, self.evaluations)}
+        return out
 
 
 def compare(
@@ -90,6 +101,7 @@ def compare(
     seed: int = 0,
     confidence: float = 0.95,
     method: str = "percentile",
+    lang: str | None = None,
     progress: bool = False,
 ) -> Comparison:
     """Compare ``systems`` (the first is the baseline) on ``references``: CER and, with a judge,
@@ -97,18 +109,20 @@ def compare(
     the baseline (``method`` "percentile" or "bca", at ``confidence``) and a paired
     approximate-randomization p-value, Holm-adjusted over the systems. ``references`` and each system
     are what :func:`semcer.evaluate` takes (paths, collections, lists or dicts); ``judge=None``
-    compares CER only. Seeded: the same inputs and seed give the same intervals.
+    compares CER only. ``lang`` is the language of the lines that name none (command line
+    ``--lang``), as :func:`with_lang` gives it. Seeded: the same inputs and seed give the same intervals.
     """
-    _check_options(systems, names, n_resamples, confidence, method)
-    labels = tuple(names) if names is not None else tuple(_name(s, k) for k, s in enumerate(systems))
+    _check_options(systems, n_resamples, confidence, method)
+    labels = system_names(systems, names)
     with (opened_judge(judge) if judge is not None else _nothing()) as j, opened_store(store) as st:
-        evals = tuple(evaluate(references, s, unit=unit, policy=policy, empty_ref=empty_ref, unmatched=unmatched,
-                               judge=j, store=st, progress=progress) for s in systems)
+        evals = tuple(evaluate(**scored_inputs(references, s, unmatched=unmatched, lang=lang), unit=unit, policy=policy,
+                               empty_ref=empty_ref, unmatched=unmatched, judge=j, store=st, progress=progress)
+                      for s in systems)
     _check_same(evals, labels)
     n_perm = n_resamples if n_permutations is None else n_permutations
     den = np.array([d.totals.units for d in evals[0].documents], dtype=float)
     results: dict[str, dict[str, tuple[MetricResult, ...]]] = {}
-    notes: list[str] = []
+    notes = [f"{name}: {note}" for name, ev in zip(labels, evals) for note in input_notes(ev, unmatched)]
     for metric in METRICS if judge is not None else ("cer",):
         num = _numerators(evals, metric)
         if num is None:
@@ -129,16 +143,68 @@ class _nothing:
         return None
 
 
-def _name(system: Any, k: int) -> str:
-    return str(system) if isinstance(system, str) or hasattr(system, "__fspath__") else f"system {k + 1}"
+def with_lang(paired: Paired, lang: str | None) -> Paired:
+    """``lang`` (command line ``--lang``) as the language of the pairs that name none: the one rule
+    of a default language, for one system (``semcer score``) as for several."""
+    if not lang:
+        return paired
+    pairs = tuple(p if p.lang else p._replace(lang=lang) for p in paired.pairs)
+    return dataclasses.replace(paired, pairs=pairs)
 
 
-def _check_options(systems: Sequence[Any], names: Sequence[str] | None, n_resamples: int, confidence: float,
-                   method: str) -> None:
+def scored_inputs(references: Any, system: Any, *, unmatched: str, lang: str | None) -> dict[str, Any]:
+    """What :func:`semcer.evaluate` takes (references, hypotheses, langs) to score ``system`` with
+    ``lang`` the language of its lines that name none: paths and collections are paired here (under
+    ``unmatched``) and given :func:`with_lang`; lists and dicts of strings, which name no language,
+    get ``lang`` as their ``langs``. Without ``lang`` the inputs are passed on unchanged."""
+    if not lang:
+        return {"references": references, "hypotheses": system}
+    if isinstance(references, (str, os.PathLike)) and isinstance(system, (str, os.PathLike)):
+        references, system = read_collection(references), read_collection(system)
+    if isinstance(references, Collection) and isinstance(system, Collection):
+        return {"references": with_lang(pair_collections(references, system, unmatched=unmatched), lang)}
+    return {"references": references, "hypotheses": system, "langs": lang}
+
+
+def system_names(systems: Sequence[Any], names: Sequence[str] | None) -> tuple[str, ...]:
+    """The systems' labels: ``names``, one distinct name per system; else each system's path (a
+    collection's: the path it was read from; "system K" for data in memory). Without ``names`` two
+    systems read from the same file (the same file however spelled) are refused: a system compared
+    with itself is a mistake, unless the caller names both."""
+    if names is not None:
+        if len(names) != len(systems) or len(set(names)) != len(names):
+            raise InputError(f"names: {len(systems)} distinct names are needed, one per system")
+        return tuple(names)
+    paths = [_path(s) for s in systems]
+    read = [(k, path) for k, path in enumerate(paths) if path is not None]
+    for i, (k, path) in enumerate(read):
+        for j, other in read[:i]:
+            if _same_file(path, other):
+                raise InputError(f"systems {j + 1} and {k + 1} are the same file ({other}"
+                                 f"{'' if other == path else f' and {path}'}): give another system's outputs, or "
+                                 "name them (command line: --names) to compare a file with itself")
+    return tuple(path if path is not None else f"system {k + 1}" for k, path in enumerate(paths))
+
+
+def _path(system: Any) -> str | None:
+    """Where a system was read from: its path, a collection's path, or None (data in memory)."""
+    if isinstance(system, (str, os.PathLike)):
+        return str(system)
+    if isinstance(system, Collection) and system.format != "memory":
+        return system.path
+    return None
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them is not a file (standard input, a missing path): the same name is the same input
+        return a == b
+
+
+def _check_options(systems: Sequence[Any], n_resamples: int, confidence: float, method: str) -> None:
     if len(systems) < 2:
         raise InputError("compare needs at least two systems: the baseline and one to compare with it")
-    if names is not None and (len(names) != len(systems) or len(set(names)) != len(names)):
-        raise InputError(f"names: {len(systems)} distinct names are needed, one per system")
     if n_resamples < 1:
         raise SemcerError(f"n_resamples must be at least 1 (command line: --n-resamples), got {n_resamples}")
     if not 0 < confidence < 1:
@@ -232,10 +298,16 @@ class Gate:
             raise SemcerError(f"--fail-if-worse {text}: the margin must be a finite number >= 0")
         return cls(metric, aggregation or "corpus", value)
 
+    def check(self, computed: Container[str]) -> None:
+        """Refuse a gate on a metric the comparison does not compute (semCER without a judge): called
+        before any scoring by the command line, and again by :meth:`failures`."""
+        if self.metric not in computed:
+            raise SemcerError(f"--fail-if-worse {self.metric}: {self.metric} is not computed without a judge "
+                              "(--no-judge, judge=None); gate on cer, or give a judge")
+
     def failures(self, comparison: Comparison) -> list[str]:
         """One line per system that trips the gate."""
-        if self.metric not in comparison.results:
-            raise SemcerError(f"--fail-if-worse {self.metric}: that metric was not computed (no judge?)")
+        self.check(comparison.results)
         out = []
         rows = comparison.results[self.metric][self.aggregation]
         for name, r in zip(comparison.names[1:], rows[1:]):

@@ -21,7 +21,7 @@ from semcer.alignment.line import Alignment
 from semcer.errors import EmptyReferenceError, InputError
 from semcer.io.collections import Collection, read_collection
 from semcer.io.formats.provenance import Provenance
-from semcer.io.pairing import Paired, pair_collections
+from semcer.io.pairing import Paired, check_unmatched, pair_collections
 from semcer.judges import resolve_judge
 from semcer.judges.base import JudgeBase
 from semcer.metrics.aggregate import aggregate
@@ -105,7 +105,7 @@ def evaluate(
     check_unit(unit)
     check_empty_ref(empty_ref)
     pol = get_policy(policy)
-    pairs, unmatched_ids, provenance = _as_pairs(references, hypotheses, docs, langs, unmatched)
+    pairs, unmatched_ids, provenance, reading = _as_pairs(references, hypotheses, docs, langs, unmatched)
     if not pairs:
         raise InputError("nothing to score: no lines")
     with contextlib.ExitStack() as stack:
@@ -117,8 +117,8 @@ def evaluate(
     del pairs
     if judge is None:
         agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=False)
-        return Evaluation(Signature.build(unit, pol, empty_ref, None), tuple(rows), agg, tuple(skipped),
-                          unmatched=unmatched_ids)
+        return Evaluation(Signature.build(unit, pol, empty_ref, None, unmatched=unmatched_ids.policy, reading=reading),
+                          tuple(rows), agg, tuple(skipped), unmatched=unmatched_ids)
     with opened_judge(judge) as j, opened_store(store) as st, contextlib.ExitStack() as stack:
         jbar = judge_bar(j, sum(len(r.edits or ()) for r in rows), progress)
         if jbar is not None:
@@ -129,8 +129,8 @@ def evaluate(
     if not edits:
         rows = [r._replace(edits=None, alignment=None) for r in rows]
     agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=True)
-    return Evaluation(Signature.build(unit, pol, empty_ref, j.identity), tuple(rows), agg, tuple(skipped),
-                      tuple(judged), run, unmatched_ids)
+    return Evaluation(Signature.build(unit, pol, empty_ref, j.identity, unmatched=unmatched_ids.policy, reading=reading),
+                      tuple(rows), agg, tuple(skipped), tuple(judged), run, unmatched_ids)
 
 
 @contextlib.contextmanager
@@ -155,8 +155,11 @@ def opened_store(store: Any) -> Iterator[JudgedEditStore | None]:
 
 def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[str, str] | None,
               langs: Sequence[str | None] | Mapping[str, str] | str | None, unmatched: str,
-              ) -> tuple[list[Pair], Unmatched, Provenance | None]:
-    """The pairs, the ids left unmatched and, for inputs read from page files, their provenance."""
+              ) -> tuple[list[Pair], Unmatched, Provenance | None, tuple[tuple[str, str], ...]]:
+    """The pairs, the ids left unmatched (and the policy they were paired under) and, for inputs
+    read from page files, their provenance and the signature's fields of how they were read (a
+    :class:`Paired` keeps the policy it was paired under; lists and dicts, whose ids must all match,
+    record ``unmatched`` as given, so that the same texts get the same signature in any form)."""
     if isinstance(references, (str, os.PathLike)) and isinstance(hypotheses, (str, os.PathLike)):
         references, hypotheses = _read_paths(references, hypotheses)
     if isinstance(references, Collection) and isinstance(hypotheses, Collection):
@@ -164,8 +167,9 @@ def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[st
     if isinstance(references, Paired):
         if docs is not None or langs is not None:
             raise InputError("docs= and langs= apply to lists or dicts of strings; read collections carry their own")
-        return (list(references.pairs), Unmatched(references.dropped_refs, references.dropped_hyps, references.empty_hyps),
-                references.provenance)
+        return (list(references.pairs), Unmatched(references.dropped_refs, references.dropped_hyps, references.empty_hyps,
+                                                  references.unmatched), references.provenance, references.reading)
+    check_unmatched(unmatched)
     ids, refs, hyps = _texts(references, hypotheses)
     if not set(map(type, refs)) <= {str} or not set(map(type, hyps)) <= {str}:
         for k, (r, h) in enumerate(zip(refs, hyps)):
@@ -173,7 +177,8 @@ def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[st
                 raise InputError(f"item {ids[k]}: texts must be str, got {type(r).__name__} and {type(h).__name__}")
     doc_of = _per_item(docs, ids, "document ids", default=ids)
     lang_of = _per_item(langs, ids, "languages", default=[None] * len(ids))
-    return list(map(tuple.__new__, repeat(Pair), zip(ids, refs, hyps, doc_of, lang_of))), Unmatched(), None
+    return (list(map(tuple.__new__, repeat(Pair), zip(ids, refs, hyps, doc_of, lang_of))), Unmatched(policy=unmatched),
+            None, ())
 
 
 def _per_item(given: Any, ids: list[str], what: str, default: list[Any]) -> list[Any]:
@@ -264,9 +269,10 @@ def word_errors(
 ) -> WerResult:
     """WER and the bag-of-words error of the same inputs :func:`evaluate` takes, with a declared
     word tokenizer (:mod:`semcer.text.words`) that goes into the signature."""
-    pairs, _, _ = _as_pairs(references, hypotheses, docs, langs, unmatched)
+    pairs, paired, _, reading = _as_pairs(references, hypotheses, docs, langs, unmatched)
     return wer([p.ref for p in pairs], [p.hyp for p in pairs], tokenizer=tokenizer, policy=policy,
-               ids=[p.id for p in pairs], docs=[p.doc for p in pairs], langs=[p.lang for p in pairs])
+               ids=[p.id for p in pairs], docs=[p.doc for p in pairs], langs=[p.lang for p in pairs],
+               unmatched=paired.policy, reading=reading)
 
 
 @dataclass(frozen=True)
@@ -304,6 +310,6 @@ def page_scores(references: Any, hypotheses: Any = None, *, unit: Unit = "graphe
     """The reading-order-robust (line-assignment) score of every item of the inputs, each a page whose
     lines are separated by ``\\n``."""
     pol = get_policy(policy)
-    pairs, _, _ = _as_pairs(references, hypotheses, None, None, unmatched)
+    pairs, *_ = _as_pairs(references, hypotheses, None, None, unmatched)
     return PageScores(tuple(p.id for p in pairs),
                       tuple(line_assignment_cer(p.ref, p.hyp, unit=unit, policy=pol) for p in pairs), unit, pol.name)

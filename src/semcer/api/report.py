@@ -56,6 +56,7 @@ from semcer.judges.distribution import LEVELS, RATINGS
 from semcer.metrics.breakdown import breakdown
 from semcer.metrics.results import Evaluation
 from semcer.metrics.spans import JudgedSpan, span_groups, span_key
+from semcer.reports.text import input_notes
 from semcer.statistics.ranking import top_of_list
 from semcer.store.judging import JudgedEdit
 from semcer.text.policy import TextPolicy, get_policy
@@ -192,8 +193,8 @@ def comparison_report(cmp: Comparison, *, references: Any = None, systems: Seque
         "results": {m: {a: [_metric(r) for r in rows] for a, rows in by_agg.items()} for m, by_agg in cmp.results.items()},
     }
     notes: list[str] = []
-    for name, ev in zip(cmp.names, cmp.evaluations):
-        notes += [f"{name}: {n}" for n in _evaluation_notes(ev)]
+    for name, ev in zip(cmp.names, cmp.evaluations):  # those the comparison's own notes hold are shown there
+        notes += [n for n in (f"{name}: {n}" for n in _evaluation_notes(ev, unmatched)) if n not in cmp.notes]
     return _assemble(out_systems, ids, str(cmp.signature), sig, limits, ratings, comparison, kind="compare",
                      title=title, references=reference_name, notes=notes)
 
@@ -380,16 +381,8 @@ def line_segments(ref_units: Sequence[str], edits: Sequence[Any], marks: Sequenc
     return segs
 
 
-def _evaluation_notes(ev: Evaluation) -> list[str]:
-    notes = []
-    if ev.skipped_empty:
-        notes.append(f"skipped {len(ev.skipped_empty)} line(s) with an empty reference (--empty-ref skip)")
-    u = ev.unmatched
-    if u.dropped_refs or u.dropped_hyps:
-        notes.append(f"dropped unmatched ids: {len(u.dropped_refs)} only in references, {len(u.dropped_hyps)} only "
-                     "in outputs (--unmatched drop)")
-    if u.empty_hyps:
-        notes.append(f"{len(u.empty_hyps)} reference(s) without an output scored against an empty output")
+def _evaluation_notes(ev: Evaluation, unmatched: str | None = None) -> list[str]:
+    notes = input_notes(ev, unmatched)
     failures = ev.judge_summary.get("failures")
     if failures:
         notes.append(f"{failures} edit(s) could not be judged; semCER is undefined until they are (rerun to retry them)")

@@ -75,12 +75,12 @@ def run(args: argparse.Namespace) -> int:
     check_int(args, "n_permutations", 1)
     check_int(args, "seed", 0, SEED_MAX)
     check_paths(args, {"REFS": args.refs, **{f"SYS{k + 1}": h for k, h in enumerate(args.hyps)}})
-    names = args.names.split(",") if args.names else list(args.hyps)
+    names = args.names.split(",") if args.names else None  # None: the paths (semcer.api.comparison.system_names)
     refs, systems = load_collections(args)
     with judge_from_args(args) as judge, batch_work(judge):
         result = analyze(refs, systems, names=names, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
-                         unmatched=args.unmatched, judge=judge, store=args.store, max_edits=args.max_edits,
-                         min_letter_errors=args.min_letter_errors, n_boot=args.n_boot,
+                         unmatched=args.unmatched, lang=args.lang, judge=judge, store=args.store,
+                         max_edits=args.max_edits, min_letter_errors=args.min_letter_errors, n_boot=args.n_boot,
                          n_permutations=args.n_permutations, seed=args.seed, confidence=args.confidence,
                          progress=show_progress(args))
     d = result.to_dict()

@@ -16,7 +16,9 @@ Compute character error rate (CER) of HYPS against REFS.
 CER = (S + D + I) / N over a minimum-edit alignment of units, N = reference units. Both corpus CER
 (Σ edits / Σ units: long documents weigh more) and document-mean CER (mean over documents of each
 document's CER, its pages combined first) are reported, always with the signature that pins the
-unit, the text policy, the empty-reference policy and the versions.
+unit, the text policy, the empty-reference policy and the versions and, where they depart from the
+defaults, how ids were paired (--unmatched) and page files read (--level, --page-dialect, --by-line,
+--hyphen).
 
 examples:
   semcer cer examples/references.jsonl examples/tess_noisy.jsonl

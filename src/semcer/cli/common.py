@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import os
 import stat
 import sys
@@ -13,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from semcer.api.comparison import with_lang  # --lang: the one rule, shared with compare and analyze
 from semcer.errors import InputError, SemcerError
 from semcer.io.collections import STDIN, PageOptions, read_collection
 from semcer.io.edits import check_path as check_edits_path
@@ -126,14 +126,6 @@ def load_pairs(args: argparse.Namespace) -> Paired:
         return with_lang(pair_collections(refs, hyps, unmatched=args.unmatched), getattr(args, "lang", None))
 
 
-def with_lang(paired: Paired, lang: str | None) -> Paired:
-    """--lang: the language of the pairs that name none."""
-    if not lang:
-        return paired
-    pairs = tuple(p if p.lang else p._replace(lang=lang) for p in paired.pairs)
-    return dataclasses.replace(paired, pairs=pairs)
-
-
 def item_name(args: argparse.Namespace) -> str:
     """What the scored items are, for tables: "pages" for page files and directories of pages (each
     page one item), else "lines"."""
@@ -239,11 +231,12 @@ def compare_from_args(args: argparse.Namespace) -> tuple[Any, Any, list[Any]]:
     from semcer.api.comparison import compare
     from semcer.cli.options import judge_from_args, show_progress
 
-    names = args.names.split(",") if args.names else list(args.hyps)
+    names = args.names.split(",") if args.names else None  # None: the paths (semcer.api.comparison.system_names)
     refs, systems = load_collections(args)
     judge = None if args.no_judge else judge_from_args(args)
     with judge if judge is not None else contextlib.nullcontext(), batch_work(judge):
         result = compare(refs, systems, names=names, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
                          unmatched=args.unmatched, judge=judge, store=args.store, n_resamples=args.n_resamples,
-                         seed=args.seed, confidence=args.confidence, method=args.method, progress=show_progress(args))
+                         seed=args.seed, confidence=args.confidence, method=args.method, lang=args.lang,
+                         progress=show_progress(args))
     return result, refs, systems

@@ -55,16 +55,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from semcer.api.comparison import Gate
+    from semcer.api.comparison import METRICS, Gate
     from semcer.cli.common import check_paths, compare_from_args
     from semcer.io.json import dumps, emit
     from semcer.reports.text import render_comparison
 
     gates = [Gate.parse(g) for g in args.fail_if_worse or []]
+    for gate in gates:  # a gate on semCER with --no-judge: refused before any work
+        gate.check(("cer",) if args.no_judge else METRICS)
     check_paths(args, {"REFS": args.refs, **{f"SYS{k + 1}": h for k, h in enumerate(args.hyps)}})
     check_report_options(args)
     result, refs, systems = compare_from_args(args)
-    emit(dumps(result.to_dict()) if args.json else render_comparison(result), args.output)
+    by = tuple(args.by or ())
+    emit(dumps(result.to_dict(by=by)) if args.json else render_comparison(result, by=by), args.output)
     report_compare(args, result, refs, systems)
     failures = [line for gate in gates for line in gate.failures(result)]
     for line in failures:

@@ -30,6 +30,7 @@ from semcer.io.edits import check_path as check_edits_path
 from semcer.io.edits import ranked, write_edits
 from semcer.io.json import dumps, emit
 from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
+from semcer.metrics.results import Unmatched
 from semcer.metrics.spans import judged_spans, ranked_spans
 from semcer.reports.text import LEVEL_LEGEND, render_evaluation, render_top_edits, render_top_spans
 from semcer.scale.chunks import CER_ONLY, Beside
@@ -122,9 +123,10 @@ def stream_scored(args: argparse.Namespace, settings: Any, steps: Steps, *,
     with judge_from_args(args) as judge, batch_work(judge), \
             steps.step(f"aligned and judged {len(pairs)} {item_name(args)}"):
         return score_stream(pairs, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
-                            store=args.store, unmatched=None if paired is None else unmatched_of(paired),
-                            settings=settings, progress=show_progress(args), before_edits=before_edits, beside=beside,
-                            provenance=None if paired is None else paired.provenance)
+                            store=args.store, settings=settings, progress=show_progress(args), before_edits=before_edits,
+                            beside=beside, unmatched=Unmatched(policy=args.unmatched) if paired is None else
+                            unmatched_of(paired), provenance=None if paired is None else paired.provenance,
+                            reading=() if paired is None else paired.reading)
 
 
 #: A short reference line's bytes: a file smaller than this times the chunk size is taken to be one

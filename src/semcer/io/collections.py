@@ -77,7 +77,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from semcer.errors import InputError
+from semcer.errors import InputError, quoted
 from semcer.io.jsonl import MalformedJSON, array_records, binary_format, parse, records, refuse_binary, scan_value
 from semcer.io.jsonl import decode as _decode
 from semcer.io.jsonl import json_type as _json_type
@@ -140,8 +140,9 @@ class Collection:
 
     For page formats (PAGE-XML, ALTO, hOCR) ``pages`` maps each page's key to its typed page (its
     segments, element ids and boxes: the provenance of every offset of its text), ``single_page``
-    says the input was one page file, and ``failures`` lists the files of a directory that could not
-    be read when reading went on past them (``keep_going``).
+    says the input was one page file, ``failures`` lists the files of a directory that could not
+    be read when reading went on past them (``keep_going``), and ``granularity`` is how the pages
+    became items (:class:`PageOptions`).
     """
 
     items: tuple[Item, ...]
@@ -150,6 +151,7 @@ class Collection:
     pages: dict[str, Any] = field(default_factory=dict)
     single_page: bool = False
     failures: tuple[tuple[str, str], ...] = ()
+    granularity: str = "page"
 
     def __len__(self) -> int:
         return len(self.items)
@@ -209,9 +211,10 @@ def read_collection(path: str | os.PathLike, *, format: str | None = None,
     data, suffix = _decompressed(data, name, suffix)
     fmt = detect_format(data, suffix) if format is None else format
     if fmt in PAGE_FORMATS:
-        key, page, items = _page(data, name, fmt, Path(name).name, None, pages or PageOptions())
+        options = pages or PageOptions()
+        key, page, items = _page(data, name, fmt, Path(name).name, None, options)
         coll = _collection(items, name, fmt)
-        return Collection(coll.items, name, fmt, {key: page}, single_page=True)
+        return Collection(coll.items, name, fmt, {key: page}, single_page=True, granularity=options.granularity)
     reader = READERS.get(fmt)
     if reader is None:
         if fmt not in RECOGNISED:
@@ -427,7 +430,7 @@ def _make_item(id_: object, text: object, doc: object, lang: object, where: str)
         raise InputError(f"{where}: 'id' is empty; every item needs a non-empty id")
     if type(text) is not str:
         got = "missing" if text is None else f"{_json_type(text)}, not a string"
-        raise InputError(f"{where}: 'text' is {got} (id {id_!r}); use \"\" for an empty text")
+        raise InputError(f"{where}: 'text' is {got} (id {quoted(id_)}); use \"\" for an empty text")
     for key, value in (("doc", doc), ("lang", lang)):
         if value is not None and type(value) is not str:
             raise InputError(
@@ -478,6 +481,9 @@ def _numbered(reader: Any, name: str) -> Iterator[tuple[int, list[str]]]:
         line = reader.line_num + 1
 
 
+_SHOWN_COLUMNS = 10  # header columns a missing-column error lists
+
+
 def _read_table(rows: Iterator[tuple[int, list[str]]], name: str, kind: str) -> list[Item]:
     first = next(rows, None)
     if first is None:
@@ -486,14 +492,15 @@ def _read_table(rows: Iterator[tuple[int, list[str]]], name: str, kind: str) -> 
     col: dict[str, int] = {}
     for i, h in enumerate(header):
         if h in col and h in ("id", "text", "doc", "lang"):
-            raise InputError(f"{name}:1: column {h!r} appears twice in the header")
+            raise InputError(f"{name}:1: column {quoted(h)} appears twice in the header")
         col.setdefault(h, i)
     missing = [c for c in ("id", "text") if c not in col]
     if missing:
+        more = ", ..." if len(header) > _SHOWN_COLUMNS else ""
         raise InputError(
             f"{name}:1: header has no {' or '.join(map(repr, missing))} column "
-            f"(header columns: {', '.join(map(repr, header))}); a {kind} file needs a header row "
-            "with at least 'id' and 'text'"
+            f"(header columns: {', '.join(map(quoted, header[:_SHOWN_COLUMNS]))}{more}); a {kind} file needs a "
+            "header row with at least 'id' and 'text'"
         )
     i_id, i_text = col["id"], col["text"]
     i_doc, i_lang = col.get("doc"), col.get("lang")
@@ -555,7 +562,7 @@ def _read_directory(root: Path, name: str, options: PageOptions) -> Collection:
         what = "no page could be read" if failures else "no .txt, PAGE-XML, ALTO or hOCR files in this directory"
         raise InputError(f"{name}: no items ({what})")
     check_unique(items, name)
-    return Collection(tuple(items), name, "directory", pages, failures=tuple(failures))
+    return Collection(tuple(items), name, "directory", pages, failures=tuple(failures), granularity=options.granularity)
 
 
 def _page_files(root: Path) -> list[str]:
@@ -585,7 +592,7 @@ def check_unique(items: list[Item] | tuple[Item, ...], name: str) -> None:
         first = seen.get(item.id)
         if first is not None:
             raise InputError(
-                f"{item.source or name}: duplicate id {item.id!r} (first at {first.source or name})"
+                f"{item.source or name}: duplicate id {quoted(item.id)} (first at {first.source or name})"
             )
         seen[item.id] = item
 

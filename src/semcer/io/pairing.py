@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from semcer.alignment.engine import Pair
-from semcer.errors import InputError
+from semcer.errors import InputError, quoted
 from semcer.io.collections import Collection, Item, check_unique
 from semcer.io.formats.provenance import Provenance, item_origins
 
-__all__ = ["UNMATCHED_POLICIES", "Paired", "pair_collections"]
+__all__ = ["UNMATCHED_POLICIES", "Paired", "check_unmatched", "pair_collections", "reading_fields"]
 
 #: What an id present on one side only does.
 UNMATCHED_POLICIES: dict[str, str] = {
@@ -26,13 +26,16 @@ _SHOW_IDS = 5  # how many unmatched ids an error message lists per side
 class Paired:
     """Matched pairs in reference order, plus the ids dropped for having no partner, and, when a side
     was read from page files, where each pair's texts came from (their pages or elements:
-    :class:`semcer.io.formats.provenance.Provenance`; None otherwise)."""
+    :class:`semcer.io.formats.provenance.Provenance`; None otherwise). ``unmatched`` and ``reading``
+    are what the signature records of the pairing and the reading (:func:`reading_fields`)."""
 
     pairs: tuple[Pair, ...]
     dropped_refs: tuple[str, ...]  # ids only in the references (unmatched="drop")
     dropped_hyps: tuple[str, ...]  # ids only in the outputs (unmatched="drop" or "empty")
     empty_hyps: tuple[str, ...] = ()  # references scored against an empty output (unmatched="empty")
     provenance: Provenance | None = None
+    unmatched: str = "error"  # the policy the ids were paired under
+    reading: tuple[tuple[str, str], ...] = ()
 
 
 
@@ -47,8 +50,7 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
     """
     if refs.single_page and hyps.single_page:
         hyps = _rekeyed(hyps, next(iter(hyps.pages)), next(iter(refs.pages)))
-    if unmatched not in UNMATCHED_POLICIES:
-        raise InputError(f"unknown unmatched policy {unmatched!r}; expected one of {', '.join(UNMATCHED_POLICIES)}")
+    check_unmatched(unmatched)
     ref_by_id = _index(refs)
     hyp_by_id = _index(hyps)
     only_refs = tuple(i for i in ref_by_id if i not in hyp_by_id)
@@ -76,10 +78,39 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
             f"nothing to score (first reference ids: {_show(only_refs)}; "
             f"first output ids: {_show(only_hyps)})"
         )
-    prov = _provenance(refs, hyps)
+    prov, reading = _provenance(refs, hyps), reading_fields(refs, hyps)
     if empty:
-        return Paired(tuple(pairs), (), only_hyps, only_refs, prov)
-    return Paired(tuple(pairs), only_refs, only_hyps, (), prov)
+        return Paired(tuple(pairs), (), only_hyps, only_refs, prov, unmatched, reading)
+    return Paired(tuple(pairs), only_refs, only_hyps, (), prov, unmatched, reading)
+
+
+def check_unmatched(unmatched: str) -> None:
+    """Raise InputError unless ``unmatched`` is one of :data:`UNMATCHED_POLICIES`."""
+    if unmatched not in UNMATCHED_POLICIES:
+        raise InputError(f"unknown unmatched policy {unmatched!r}; expected one of {', '.join(UNMATCHED_POLICIES)}")
+
+
+def reading_fields(*collections: Collection) -> tuple[tuple[str, str], ...]:
+    """The signature's fields of how the page files of ``collections`` were read, each only where
+    a page departs from the default reading, since each changes the text scored: ``level:line``
+    (lines read, not regions), ``dialect:dinglehopper`` (its extraction rules),
+    ``hyphen:join``/``hyphen:drop`` (an ALTO file with ``HYP`` not read as printed:
+    :attr:`semcer.io.formats.page.Page.hyphen`) and ``granularity:segment`` (each region or line its
+    own item, ``--by-line``). Values that differ between pages are joined by ``+``, sorted. No page
+    files (JSONL, text, a directory of ``.txt``): no fields."""
+    found: dict[str, set[str]] = {"level": set(), "dialect": set(), "hyphen": set(), "granularity": set()}
+    for coll in collections:
+        pages = coll.pages.values()
+        if pages and coll.granularity != "page":
+            found["granularity"].add(coll.granularity)
+        for page in pages:
+            if page.level == "line" and page.format != "text":  # a text page has nothing but lines
+                found["level"].add(page.level)
+            if page.dialect != "semcer":
+                found["dialect"].add(page.dialect)
+            if page.hyphen is not None:
+                found["hyphen"].add(page.hyphen)
+    return tuple((key, "+".join(sorted(values))) for key, values in found.items() if values)
 
 
 def _provenance(refs: Collection, hyps: Collection) -> Provenance | None:
@@ -97,7 +128,7 @@ def _rekeyed(coll: Collection, old: str, new: str) -> Collection:
     if old == new:
         return coll
     items = tuple(i._replace(id=new + i.id[len(old):]) for i in coll.items)
-    return Collection(items, coll.path, coll.format, {new: coll.pages[old]}, True, coll.failures)
+    return Collection(items, coll.path, coll.format, {new: coll.pages[old]}, True, coll.failures, coll.granularity)
 
 
 def _index(coll: Collection) -> dict[str, Item]:
@@ -112,8 +143,8 @@ def _agree(a: str | None, b: str | None, key: str, ref: Item, hyp: Item,
            refs: Collection, hyps: Collection) -> str | None:
     if a is not None and b is not None and a != b:
         raise InputError(
-            f"{ref.source or refs.path}: id {ref.id!r} has {key} {a!r} in the references but "
-            f"{b!r} in the outputs ({hyp.source or hyps.path}); the two sides must agree"
+            f"{ref.source or refs.path}: id {quoted(ref.id)} has {key} {quoted(a)} in the references but "
+            f"{quoted(b)} in the outputs ({hyp.source or hyps.path}); the two sides must agree"
         )
     return a if a is not None else b
 
@@ -121,7 +152,7 @@ def _agree(a: str | None, b: str | None, key: str, ref: Item, hyp: Item,
 def _show(ids: tuple[str, ...]) -> str:
     if not ids:
         return "none"
-    shown = ", ".join(repr(i) for i in ids[:_SHOW_IDS])
+    shown = ", ".join(quoted(i) for i in ids[:_SHOW_IDS])
     return shown + (", ..." if len(ids) > _SHOW_IDS else "")
 
 

@@ -20,11 +20,13 @@ from semcer.store.judging import JudgedEdit, JudgeRun
 @dataclass(frozen=True)
 class Unmatched:
     """Ids present on one side only: dropped (``unmatched="drop"``), or references scored against an
-    empty output (``unmatched="empty"``)."""
+    empty output (``unmatched="empty"``); ``policy`` is the policy the ids were paired under (it goes
+    into the signature)."""
 
     dropped_refs: tuple[str, ...] = ()
     dropped_hyps: tuple[str, ...] = ()
     empty_hyps: tuple[str, ...] = ()
+    policy: str = "error"
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,18 @@
 
 Fields are ``key:value`` joined by ``|``. A value that itself holds ``|`` or ``\\`` (an LLM judge's
 label set ``0|1|2|3|4``, say) has them escaped with a backslash, so :meth:`Signature.parse` reads
-back exactly what :meth:`Signature.__str__` wrote. Extra fields (e.g. how a comparison resampled)
-follow the judge, in order.
+back exactly what :meth:`Signature.__str__` wrote. Extra fields follow the judge, in order: first
+how the inputs were paired and read, each only where it departs from the default, so a signature
+of default settings has none of them (``unmatched:drop`` or ``unmatched:empty`` when ids were
+paired under that ``--unmatched`` policy, whether or not an id was unmatched, on every kind of
+input; then how page files were read: :func:`semcer.io.pairing.reading_fields`); then those of a
+comparison (how it resampled).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from semcer.errors import SemcerError
 from semcer.text.policy import TextPolicy
@@ -59,8 +64,15 @@ class Signature:
     extras: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def build(cls, unit: str, policy: TextPolicy, empty_ref: str, judge: str | None = None) -> Signature:
+    def build(cls, unit: str, policy: TextPolicy, empty_ref: str, judge: str | None = None, *,
+              unmatched: str = "error", reading: Sequence[tuple[str, str]] = ()) -> Signature:
+        """The signature of a score: every path that scores (``evaluate``, the streamed runs, the
+        command line) forms it here. ``unmatched`` is the policy the ids were paired under (a field
+        only when not ``"error"``, which scores nothing unless every id is matched); ``reading`` the
+        fields of how page files were read (:func:`semcer.io.pairing.reading_fields`: none for
+        default settings)."""
         uv = unicode_versions()
+        inputs = ((("unmatched", unmatched),) if unmatched != "error" else ()) + tuple(reading)
         return cls(
             unit=unit,
             policy=policy.name,
@@ -69,16 +81,14 @@ class Signature:
             judge=judge,
             normalizer_unicode=uv["normalizer"] if policy.uses_normalizer else "n/a",
             segmenter_unicode=uv["segmenter"] if unit == "grapheme" else "n/a",
-        )
+        ).with_extras(**dict(inputs))
 
     def with_extras(self, **extras: str) -> Signature:
         """This signature with more ``key:value`` fields (after the judge), e.g. a comparison's method."""
-        clash = set(extras) & set(_KEYS)
+        clash = set(extras) & {*_KEYS, *(k for k, _ in self.extras)}
         if clash:
             raise ValueError(f"signature fields {sorted(clash)} exist already")
-        return Signature(self.unit, self.policy, self.policy_hash, self.empty_ref, self.aggregation, self.judge,
-                         self.normalizer_unicode, self.segmenter_unicode, self.version,
-                         self.extras + tuple((k, str(v)) for k, v in extras.items()))
+        return replace(self, extras=self.extras + tuple((k, str(v)) for k, v in extras.items()))
 
     def fields(self) -> dict[str, str | None]:
         out: dict[str, str | None] = {

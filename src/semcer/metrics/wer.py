@@ -180,12 +180,16 @@ def wer(
     ids: Sequence[str] | None = None,
     docs: Sequence[str | None] | Mapping[str, str | None] | None = None,
     langs: Sequence[str | None] | Mapping[str, str | None] | str | None = None,
+    unmatched: str = "error",
+    reading: Sequence[tuple[str, str]] = (),
 ) -> WerResult:
     """WER and bag-of-words error of aligned lists of reference and output lines.
 
     ``ids`` default to ``"1"``..``"n"``; ``docs`` (a list or a dict id -> doc; None: each line its own
     document) group lines into documents; ``langs`` (one tag, a list or a dict) only matter for the
     ``auto`` tokenizer. The policy (default ``nfc``) is applied to both sides before tokenizing.
+    ``unmatched`` and ``reading``: how the lines were paired and read, for the signature
+    (:meth:`semcer.metrics.signature.Signature.build`).
     """
     if len(references) != len(hypotheses):
         raise InputError(f"{len(references)} references but {len(hypotheses)} outputs; pass two lists of the same length")
@@ -197,7 +201,7 @@ def wer(
         raise InputError(f"{len(line_ids)} ids for {n} lines")
     doc_of = _per_line(docs, line_ids, "docs")
     lang_of = _per_line(langs, line_ids, "langs")
-    tally = WerTally(tokenizer, pol)
+    tally = WerTally(tokenizer, pol, unmatched=unmatched, reading=reading)
     for ref, hyp, lid, doc, lang in zip(references, hypotheses, line_ids, doc_of, lang_of):
         tally.add(lid, doc, line_words(ref, hyp, tokenizer, pol, lang))
     return tally.result()
@@ -254,8 +258,10 @@ class WerTally:
     its chunks' :class:`LineWords` as they come and gets the result of one pass over the corpus.
     Each document's bag is kept as the words its two sides differ by (its lines may come anywhere)."""
 
-    def __init__(self, tokenizer: str, policy: TextPolicy) -> None:
+    def __init__(self, tokenizer: str, policy: TextPolicy, *, unmatched: str = "error",
+                 reading: Sequence[tuple[str, str]] = ()) -> None:
         self.tokenizer, self.policy = check_tokenizer(tokenizer), policy
+        self.unmatched, self.reading = unmatched, tuple(reading)  # for the signature
         self.ids: list[str] = []
         self.docs: list[str | None] = []
         self.rows: list[WordStats | None] = []
@@ -284,7 +290,8 @@ class WerTally:
         if not self.kept:
             raise InputError("no line has defined words (every line is in a language without a word tokenizer)")
         agg = aggregate(self.kept, self.kept_docs, judged=False)
-        sig = Signature.build("word", self.policy, "insertions").with_extras(tokenizer=tokenizer_identity(self.tokenizer))
+        sig = Signature.build("word", self.policy, "insertions", unmatched=self.unmatched,
+                              reading=self.reading).with_extras(tokenizer=tokenizer_identity(self.tokenizer))
         given = {d for d in self.docs if d is not None}
         shown = {d: d[1:] if d.startswith("\0") and d[1:] not in given else d for d in self.bags}
         return WerResult(sig, tuple(self.ids), tuple(self.docs), tuple(self.rows), agg.corpus, agg.document_mean_cer,

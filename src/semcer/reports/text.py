@@ -121,19 +121,32 @@ def render_evaluation(result: Any, *, refs: str = "", hyps: str = "", max_docs: 
     notes = []
     if not show_docs and n_docs > max_docs:
         notes.append(f"{n_docs} documents: the per-document table is left out above {max_docs} (--by doc shows it)")
-    if result.skipped_empty:
-        notes.append(f"skipped {len(result.skipped_empty)} line(s) with an empty reference (--empty-ref skip)")
-    dropped = result.unmatched
-    if dropped.dropped_refs or dropped.dropped_hyps:
-        notes.append(f"dropped unmatched ids: {len(dropped.dropped_refs)} only in references, "
-                     f"{len(dropped.dropped_hyps)} only in outputs (--unmatched drop)")
-    if dropped.empty_hyps:
-        notes.append(f"{len(dropped.empty_hyps)} reference(s) without an output scored against an empty output "
-                     "(--unmatched empty)")
+    notes += input_notes(result)
     if notes:
         parts.append("\n" + "\n".join(f"note: {n}" for n in notes))
     parts.append(f"\nsignature: {safe(result.signature)}")
     return "\n".join(parts)
+
+
+def input_notes(result: Any, unmatched: str | None = None) -> list[str]:
+    """The notes on the lines an Evaluation scored other than as given: skipped for an empty
+    reference, and ids present on one side only, naming the --unmatched policy that was used
+    (``unmatched``, else the one the record names, else the one it shows: references scored against
+    an empty output are ``empty``'s, dropped references ``drop``'s; dropped outputs alone are both's)."""
+    notes = []
+    if result.skipped_empty:
+        notes.append(f"skipped {len(result.skipped_empty)} line(s) with an empty reference (--empty-ref skip)")
+    u = result.unmatched
+    recorded = getattr(u, "policy", "error")
+    policy = unmatched or (recorded if recorded != "error" else
+                           "empty" if u.empty_hyps else "drop" if u.dropped_refs else "drop or empty")
+    if u.dropped_refs or u.dropped_hyps:
+        notes.append(f"dropped unmatched ids: {len(u.dropped_refs)} only in references, {len(u.dropped_hyps)} only "
+                     f"in outputs (--unmatched {policy})")
+    if u.empty_hyps:
+        notes.append(f"{len(u.empty_hyps)} reference(s) without an output scored against an empty output "
+                     "(--unmatched empty)")
+    return notes
 
 
 def render_top_edits(judged: Sequence[Any]) -> str:
@@ -274,8 +287,27 @@ def _comparison_table(result: Any, aggregation: str) -> str:
     return table(headers, rows, "l" + "rrlr" * len(metrics))
 
 
-def render_comparison(result: Any) -> str:
-    """Systems against the baseline: corpus and document-mean tables, significant differences marked."""
+def _comparison_breakdown(result: Any, by: str) -> str:
+    """Every system's CER (and semCER) per document or language (``by``: "doc", "lang"), the groups
+    of ``semcer score --by``: each group's rows, one per system, the baseline first."""
+    from semcer.metrics.breakdown import breakdown
+
+    judged = "semcer" in result.results
+    per_system = [breakdown(ev.lines, by, judged=judged) for ev in result.evaluations]
+    headers = ["document" if by == "doc" else "language", "system", "CER"] + (["semCER"] if judged else []) \
+        + ["edits", "units", "lines"]
+    rows = []
+    for k, group in enumerate(per_system[0]):
+        for s, (name, groups) in enumerate(zip(result.names, per_system)):
+            c = groups[k].aggregation.corpus
+            rows.append([group.key if s == 0 else "", name, pct(c.cer)] + ([pct(c.semcer)] if judged else [])
+                        + [str(c.edits), str(c.units), str(groups[k].lines)])
+    return table(headers, rows, "ll" + "r" * (len(headers) - 2))
+
+
+def render_comparison(result: Any, *, by: Sequence[str] = ()) -> str:
+    """Systems against the baseline: corpus and document-mean tables, significant differences marked;
+    ``by`` ("doc", "lang") adds a table of every system per document or language."""
     parts = ["corpus (Σ edits / Σ reference units):", _comparison_table(result, "corpus"), "",
              "document mean (each document one vote):", _comparison_table(result, "document_mean")]
     sig = result.signature.fields()
@@ -283,6 +315,8 @@ def render_comparison(result: Any) -> str:
     parts += ["", f"Δ = system − baseline in percentage points; * = the {level.replace('-', ' interval at ')} "
               f"excludes 0; p: paired approximate randomization over {result.documents} documents "
               f"({sig.get('ar')} shuffles), Holm-adjusted over the systems when several are compared"]
+    for key in dict.fromkeys(by):
+        parts += ["", f"per {'document' if key == 'doc' else 'language'}:", _comparison_breakdown(result, key), ""]
     parts += [f"note: {n}" for n in result.notes]
     parts.append(f"signature: {safe(result.signature)}")
     return "\n".join(parts)

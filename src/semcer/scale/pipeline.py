@@ -98,12 +98,14 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
                  empty_ref: str = "error", judge: Any, store: Any = None, unmatched: Unmatched | None = None,
                  settings: StreamSettings = StreamSettings(), progress: bool = False,
                  before_edits: Callable[[Streamed], None] | None = None, beside: Beside = CER_ONLY,
-                 provenance: Provenance | None = None) -> Streamed:
+                 provenance: Provenance | None = None, reading: Sequence[tuple[str, str]] = ()) -> Streamed:
     """Score ``pairs`` (a sequence, or a :class:`semcer.scale.reading.JsonlSource`) with ``judge`` in
     chunks (see the module documentation); ``beside`` asks for WER and the page scores in the same
     pass, equal to :func:`semcer.api.evaluation.word_errors` and ``page_scores`` over the same pairs;
     with ``provenance`` (pairs read from page files) every judged edit names its elements, as
-    :func:`semcer.api.evaluation.evaluate` gives them.
+    :func:`semcer.api.evaluation.evaluate` gives them. ``unmatched`` (the ids left unmatched and the
+    policy they were paired under) and ``reading`` (:attr:`semcer.io.pairing.Paired.reading`) go
+    into the signature, as ``evaluate`` puts them.
 
     ``before_edits(result)`` is called with the result before the edit list is written (so that a
     caller can emit the score first: a failing edit list cannot lose it)."""
@@ -116,16 +118,18 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
     if not pairs:
         raise InputError("nothing to score: no lines")
     pol = get_policy(policy)
+    unmatched = unmatched or Unmatched()
     with opened_judge(judge) as j, opened_store(store) as st, contextlib.ExitStack() as stack:
         folder = settings.work_dir or stack.enter_context(tempfile.TemporaryDirectory(prefix="semcer-stream-"))
         run = _Run(j, st, settings, folder, progress, len(pairs), stack)
-        run.beside = _Beside(beside, pol, unit)
+        run.beside = _Beside(beside, pol, unit, unmatched.policy, reading)
         run.provenance = provenance
         tasks = chunk_tasks(pairs, settings.chunk_lines, unit=unit, policy=pol, empty_ref=empty_ref,
                             window=j.context_window, identity=j.identity, beside=beside)
         n_chunks = -(-len(pairs) // settings.chunk_lines)
         run.execute(tasks, n_chunks)
-        result = run.result(Signature.build(unit, pol, empty_ref, j.identity), unmatched or Unmatched())
+        sig = Signature.build(unit, pol, empty_ref, j.identity, unmatched=unmatched.policy, reading=reading)
+        result = run.result(sig, unmatched)
         if run.report is not None:
             view = StreamedLines(pairs, run.rows, unit=unit, policy=pol, window=j.context_window, identity=j.identity,
                                  judgements=run.seen, provenance=provenance, skipped=len(run.skipped))
@@ -376,8 +380,10 @@ class _Completed:
 class _Beside:
     """The parent's sums of what is measured beside CER: the WER tally, the page scores so far."""
 
-    def __init__(self, beside: Beside, policy: TextPolicy, unit: Unit) -> None:
-        self.tally = None if beside.tokenizer is None else WerTally(beside.tokenizer, policy)
+    def __init__(self, beside: Beside, policy: TextPolicy, unit: Unit, unmatched: str = "error",
+                 reading: Sequence[tuple[str, str]] = ()) -> None:
+        self.tally = None if beside.tokenizer is None else WerTally(beside.tokenizer, policy, unmatched=unmatched,
+                                                                    reading=reading)
         self.page_score, self.policy, self.unit = beside.page_score, policy, unit
         self.page_ids: list[str] = []
         self.pages: list[LineAssignment] = []
@@ -437,5 +443,5 @@ def _tee(tasks: Iterator[ChunkTask], handed: dict[int, ChunkTask]) -> Iterator[C
 
 
 def unmatched_of(paired: Any) -> Unmatched:
-    """The ids a :class:`semcer.io.pairing.Paired` left unmatched."""
-    return Unmatched(paired.dropped_refs, paired.dropped_hyps, paired.empty_hyps)
+    """The ids a :class:`semcer.io.pairing.Paired` left unmatched, and the policy it was paired under."""
+    return Unmatched(paired.dropped_refs, paired.dropped_hyps, paired.empty_hyps, paired.unmatched)

@@ -173,4 +173,14 @@ def read_alto(root: Node, name: str, level: str, dialect: str, hyphen: str | Non
                            holder.line, holder.column))
         else:
             skipped.append(Skipped(holder.get("ID"), holder.name, NO_TEXT, holder.line, holder.column))
-    return build_page(name, "alto", version, level, dialect, pieces, skipped, image=image, coordinate_unit=unit)
+    return build_page(name, "alto", version, level, dialect, pieces, skipped, image=image, coordinate_unit=unit,
+                      hyphen=_hyphen_read(mode, dialect, lines))
+
+
+def _hyphen_read(mode: str, dialect: str, lines: list[tuple[Node, Node | None]]) -> str | None:
+    """:attr:`Page.hyphen`: ``mode`` when it is not semcer's default (the text as printed) and a
+    line has a ``HYP`` (``"join"`` reads one without ``SUBS_CONTENT`` as printed, but says so all the
+    same); None otherwise. The dinglehopper dialect drops ``HYP`` as its own rule."""
+    if dialect != "semcer" or mode == "keep":
+        return None
+    return mode if any(c.name == "HYP" for line, _ in lines for c in line.children) else None

@@ -82,7 +82,9 @@ class Page:
     version (``"2019-07-15"``, ``"4"``, ...; ``""`` when unknown); ``level`` the level read
     (``"region"``/``"line"`` for PAGE, ``"block"``/``"line"`` for ALTO, ``"par"``/``"line"`` for
     hOCR, ``"line"`` for text); ``dialect`` the extraction rules (``"semcer"`` or
-    ``"dinglehopper"``, see :mod:`semcer.io.formats`).
+    ``"dinglehopper"``, see :mod:`semcer.io.formats`); ``hyphen`` how ALTO's ``HYP`` was read when
+    the file has one and it was not read as printed (``"join"`` or ``"drop"``, semcer dialect; None
+    otherwise): it changes the text, so it goes into the signature.
     """
 
     file: str
@@ -95,6 +97,7 @@ class Page:
     skipped: tuple[Skipped, ...] = ()
     image: str | None = None  # the image file the page describes, when the file names it
     coordinate_unit: str = "pixel"
+    hyphen: str | None = None
     _starts: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
     @property
@@ -104,7 +107,8 @@ class Page:
 
 def build_page(file: str, format: str, version: str, level: str, dialect: str,
                pieces: list[tuple[str | None, str, str, BBox | None, str | None, int, int]],
-               skipped: list[Skipped], *, image: str | None = None, coordinate_unit: str = "pixel") -> Page:
+               skipped: list[Skipped], *, image: str | None = None, coordinate_unit: str = "pixel",
+               hyphen: str | None = None) -> Page:
     """A page from ``(id, text, kind, bbox, parent, line, column)`` pieces in reading order."""
     segments = []
     pos = 0
@@ -113,7 +117,7 @@ def build_page(file: str, format: str, version: str, level: str, dialect: str,
         pos += len(text) + len(SEPARATOR)
     text = SEPARATOR.join(s.text for s in segments)
     return Page(file, format, version, level, dialect, tuple(segments), text, tuple(skipped), image, coordinate_unit,
-                tuple(s.start for s in segments))
+                hyphen, tuple(s.start for s in segments))
 
 
 def _starts(page: Page) -> tuple[int, ...]:
