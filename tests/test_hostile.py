@@ -208,3 +208,20 @@ def test_12_judge_eval_with_an_llm_server(tmp_path, server):
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["judge"].startswith("llm/") and out["n"] == 20 and out["n_failed"] == 0
+
+
+# 12. a server answering garbage: the run says on standard error how many edits failed and why
+def test_12_failed_edits_are_said_on_stderr_with_their_reason(tmp_path, server):
+    server.fault_all = "garbage"
+    r = jsonl(tmp_path / "r.jsonl", [{"id": "1", "text": "Der Hund"}, {"id": "2", "text": "abc def"}])
+    h = jsonl(tmp_path / "h.jsonl", [{"id": "1", "text": "Der Hand"}, {"id": "2", "text": "abd def"}])
+    out = tmp_path / "out.json"
+    p = semcer("score", r, h, "--judge", "llm", "--endpoint", server.url, "--model", "m", "--max-retries", "0",
+               "--json", "--quiet", "-o", str(out))
+    assert p.returncode == 1  # the edits failed: semCER undefined, exit status 1
+    judge = json.loads(out.read_text())["judge"]
+    assert judge["failures"] == 2 and sum(judge["failure_reasons"].values()) == 2
+    (reason,) = judge["failure_reasons"]
+    assert reason.startswith("malformed answer")
+    assert p.stderr.splitlines() == [f"semcer: warning: 2 edit(s) could not be judged (2 × {reason}); semCER is "
+                                     "undefined (n/a) until they are: rerun to retry only those"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import stat
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -191,8 +192,20 @@ def _emit_score(args: argparse.Namespace, result: Any, blocks: dict[str, Any], e
         if args.top > 0 and top:
             text += "\n\n" + (render_top_edits(top) if args.by_edit else render_top_spans(top))
             text += "\n" + LEVEL_LEGEND
-        failures = result.judge_summary.get("failures")
+        failures = failure_note(result.judge_summary)
         if failures:
-            text += (f"\n\nwarning: {failures} edit(s) could not be judged; semCER is undefined (n/a) "
-                     "until they are: rerun to retry only those")
+            text += f"\n\nwarning: {failures}"
         emit(text, args.output)
+    if (args.json or args.output) and failure_note(result.judge_summary):  # the terminal shows nothing else of it
+        print(f"semcer: warning: {failure_note(result.judge_summary)}", file=sys.stderr)
+
+
+def failure_note(summary: dict[str, Any]) -> str:
+    """What a run with failed edits says of them ('' when none failed): how many, the commonest
+    reasons, and that semCER waits for them."""
+    failures = summary.get("failures")
+    if not failures:
+        return ""
+    reasons = "; ".join(f"{n} × {why}" for why, n in summary.get("failure_reasons", {}).items())
+    return (f"{failures} edit(s) could not be judged{f' ({reasons})' if reasons else ''}; semCER is undefined "
+            "(n/a) until they are: rerun to retry only those")

@@ -343,6 +343,12 @@ class _Run:
         if self.line_bar is not None:
             self.line_bar(lines)
 
+    def _failed(self) -> list[Judgement]:
+        """The failed judgements among the distinct edits judged (none when nothing failed)."""
+        if not self.cache.failures:
+            return []
+        return [j for j in self.seen.values() if j.p is None]
+
     def result(self, signature: Signature, unmatched: Unmatched) -> Streamed:
         rows = self.rows
         agg = self.documents.aggregation(judged=True)
@@ -351,7 +357,7 @@ class _Run:
             self.executor.refresh_stats()  # the requests were made by the Ray actors
             stats = self.executor.stats
         ev = Evaluation(signature, rows, agg, tuple(self.skipped), None,
-                        judge_run(self.judge, self.cache, stats), unmatched)
+                        judge_run(self.judge, self.cache, stats, failed=self._failed()), unmatched)
         return Streamed(ev, tuple(self.top.items()), None, *self.beside.results())
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -62,9 +62,10 @@ class JudgedEdit:
 class JudgeRun:
     """What one judging pass did: ``edits`` asked, ``unique_edits`` distinct, ``cache_hits`` found in
     the store, ``sent`` to the judge, of which ``judged`` got a distribution and ``failures`` did not
-    (never charged 0); stored rows found ``corrupt`` (judged again and replaced), ``stale`` one-hot
-    fallbacks asked again, and rows of a deterministic judge ``overwritten`` by the recomputation;
-    for judges that count them, ``requests`` sent and ``retries``."""
+    (never charged 0), with the most common ``failure_reasons`` (reason, distinct edits); stored rows
+    found ``corrupt`` (judged again and replaced), ``stale`` one-hot fallbacks asked again, and rows of
+    a deterministic judge ``overwritten`` by the recomputation; for judges that count them,
+    ``requests`` sent and ``retries``."""
 
     identity: str
     edits: int
@@ -78,11 +79,14 @@ class JudgeRun:
     corrupt: int = 0
     stale: int = 0
     overwritten: int = 0
+    failure_reasons: tuple[tuple[str, int], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"identity": self.identity, "edits": self.edits, "unique_edits": self.unique_edits,
                                "cache_hits": self.cache_hits, "judged": self.judged, "failures": self.failures,
                                "sent": self.sent}
+        if self.failure_reasons:
+            out["failure_reasons"] = dict(self.failure_reasons)
         for name in ("corrupt", "stale", "overwritten"):  # store anomalies, shown when they happened
             if getattr(self, name):
                 out[name] = getattr(self, name)
@@ -119,7 +123,8 @@ def judge_rows(
     judgements, cache = judge_cached(judge, contexts, store, progress=progress, batch_size=judge.preferred_batch_size,
                                      deterministic=judge.deterministic)
     out_rows, judged = with_judgements(rows, contexts, spans, judgements)
-    return out_rows, judged, judge_run(judge, cache)
+    failed = _distinct_failed(contexts, judgements) if cache.failures else ()
+    return out_rows, judged, judge_run(judge, cache, failed=failed)
 
 
 def with_judgements(rows: Sequence[LineResult], contexts: Sequence[EditContext], spans: Sequence[tuple[int, int]],
@@ -144,14 +149,28 @@ def with_judgements(rows: Sequence[LineResult], contexts: Sequence[EditContext],
     return out_rows, judged
 
 
-def judge_run(judge: JudgeBase, cache: CacheStats, stats: JudgeStats | None = None) -> JudgeRun:
+def judge_run(judge: JudgeBase, cache: CacheStats, stats: JudgeStats | None = None, *,
+              failed: Iterable[Judgement] = ()) -> JudgeRun:
     """The :class:`JudgeRun` of a judging pass whose store counters are ``cache`` (request counters
-    from ``stats``, default the judge's own)."""
+    from ``stats``, default the judge's own); ``failed``: one judgement per distinct edit (or just
+    the failed ones), whose failures give the most common reasons."""
     stats = judge.stats if stats is None else stats
     return JudgeRun(judge.identity, cache.total, cache.unique, cache.hits, cache.judged - cache.failures,
                     cache.failures, None if stats is None else stats.requests,
                     None if stats is None else stats.retries, sent=cache.judged, corrupt=cache.corrupt,
-                    stale=cache.stale, overwritten=cache.overwritten)
+                    stale=cache.stale, overwritten=cache.overwritten, failure_reasons=failure_reasons(failed))
+
+
+def failure_reasons(judgements: Iterable[Judgement], most: int = 5) -> tuple[tuple[str, int], ...]:
+    """The ``most`` commonest reasons among the failed ``judgements`` (one per distinct edit), with
+    how many edits each."""
+    return tuple(Counter(j.failure or "no reason given" for j in judgements if j.p is None).most_common(most))
+
+
+def _distinct_failed(contexts: Sequence[EditContext], judgements: Sequence[Judgement]) -> list[Judgement]:
+    """The failed judgements, one per distinct edit (an edit that occurs twice failed once)."""
+    failed = {c.content_key(): j for c, j in zip(contexts, judgements) if j.p is None}
+    return list(failed.values())
 
 
 def judge_into_store(judge: JudgeBase, contexts: Sequence[EditContext], store: JudgedEditStore, *,
@@ -189,7 +208,7 @@ def run_summary(judge: JudgeBase, unique_judgements: Sequence[Judgement], *, tot
         "sent": sent,
         "judged": judged,
         "failures": len(failed),
-        "failure_reasons": dict(Counter(j.failure for j in failed).most_common(5)),
+        "failure_reasons": dict(failure_reasons(failed)),
         "one_hot": sum(1 for j in unique_judgements if ONE_HOT_FLAG in j.flags),
         "seconds": round(seconds, 3),
         "edits_per_second": round(judged / seconds, 1) if seconds > 0 and judged else None,
