@@ -315,3 +315,45 @@ def test_lines_that_cannot_be_kept_on_disk_are_a_clear_error(tmp_path, monkeypat
         f.unlink()
     with pytest.raises(SemcerError, match="cannot be read back"):
         list(gone)
+
+
+def _with_empty_last(tmp_path, ref_text):
+    """The example's first 40 lines and a last line whose reference is ``ref_text``, as two .jsonl files."""
+    refs, hyps = tmp_path / "r.jsonl", tmp_path / "h.jsonl"
+    refs.write_text("".join(REFS.read_text().splitlines(keepends=True)[:40])
+                    + json.dumps({"id": "zz", "text": ref_text}) + "\n")
+    hyps.write_text("".join(HYPS.read_text().splitlines(keepends=True)[:40]) + json.dumps({"id": "zz", "text": "x"}) + "\n")
+    return refs, hyps
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+@pytest.mark.parametrize(("ref_text", "policy", "why"), [
+    ("", "nfc", "the reference is empty, so"),
+    ("  ", "jiwer", "the reference is empty after policy 'jiwer' (raw reference '  ')"),
+])
+def test_a_late_empty_reference_stops_the_run_before_any_edit_is_judged(tmp_path, capsys, workers, ref_text,
+                                                                         policy, why):
+    """The 41st of 41 lines has an empty reference (as written, or after the policy): in chunks of 5,
+    over one or two workers, the run stops with the one-pass error before judging a chunk, so the
+    store holds no edit (it held the first 40 lines' 117 when the error came at that chunk)."""
+    refs, hyps = _with_empty_last(tmp_path, ref_text)
+    store = tmp_path / "s.sqlite"
+    status = semcer.cli.main(["score", str(refs), str(hyps), "--store", str(store), "--workers", workers,
+                              "--chunk-lines", "5", "--policy", policy, "--quiet"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith(f"semcer: error: line 'zz': {why}")
+    if store.exists():
+        with semcer.store.sqlite.JudgedEditStore(store) as st:
+            assert len(st) == 0
+
+
+def test_a_late_empty_reference_of_pairs_in_memory_stops_before_judging():
+    from helpers import RecordingJudge
+
+    from semcer.alignment.engine import Pair
+
+    pairs = [Pair(str(k), "abc", "abd", "d", None) for k in range(30)] + [Pair("e", "!!", "x", "d", None)]
+    judge = RecordingJudge()
+    with pytest.raises(semcer.EmptyReferenceError, match="line 'e': the reference is empty after policy"):
+        score_stream(pairs, judge=judge, policy="alnum", settings=StreamSettings(chunk_lines=5))
+    assert judge.calls == []  # nothing judged: the lines before it came to no chunk

@@ -13,7 +13,7 @@ cyclic garbage collector around it (:func:`semcer.scale.gc.collector_paused`, us
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from operator import eq, itemgetter
 from typing import Any, NamedTuple, cast
 
@@ -252,15 +252,28 @@ def _fast_lines():
 def _keep_empty(p: Pair, pol: TextPolicy, empty_ref: str, skipped: list[str]) -> bool:
     """A line whose reference is empty after the policy: an error, skipped, or kept (insertions)."""
     if empty_ref == "error":
-        detail = "" if not p.ref else f" after policy {pol.name!r} (raw reference {quoted(p.ref)})"
-        raise EmptyReferenceError(
-            f"line {quoted(p.id)}: the reference is empty{detail}, so its CER is undefined; choose how such lines "
-            "count: empty_ref='skip' or 'insertions' (command line: --empty-ref skip or --empty-ref insertions)"
-        )
+        raise empty_reference_error(p, pol)
     if empty_ref == "skip":
         skipped.append(p.id)
         return False
     return True
+
+
+def empty_reference_error(p: Pair, pol: TextPolicy) -> EmptyReferenceError:
+    """The error of line ``p``, whose reference is empty after ``pol``, under ``empty_ref='error'``."""
+    detail = "" if not p.ref else f" after policy {pol.name!r} (raw reference {quoted(p.ref)})"
+    return EmptyReferenceError(
+        f"line {quoted(p.id)}: the reference is empty{detail}, so its CER is undefined; choose how such lines "
+        "count: empty_ref='skip' or 'insertions' (command line: --empty-ref skip or --empty-ref insertions)"
+    )
+
+
+def first_empty_reference(pairs: Iterable[Pair], pol: TextPolicy) -> Pair | None:
+    """The first of ``pairs`` whose reference is empty after ``pol`` (it has no units then), or None:
+    what :func:`align_lines` stops at under ``empty_ref='error'``, found before any alignment."""
+    if pol.is_identity or pol.steps == ("nfc",):  # a normal form of a non-empty text is not empty
+        return next((p for p in pairs if not p.ref), None)
+    return next((p for p in pairs if not p.ref or not pol(p.ref)), None)
 
 
 def _no_progress(n: int) -> None:

@@ -39,6 +39,7 @@ from semcer.scale.pipeline import Streamed, score_stream, unmatched_of
 from semcer.scale.reading import jsonl_source
 from semcer.scale.report_fold import ReportAsk
 from semcer.scale.workers import prestart
+from semcer.text.policy import get_policy
 
 HELP = f"""\
 Compute CER and semCER of HYPS against REFS.
@@ -117,7 +118,8 @@ def stream_scored(args: argparse.Namespace, settings: Any, steps: Steps, *,
     if _needs_workers(args.refs, settings):
         prestart()  # the workers' code is imported by their forkserver while the inputs are read and checked
     source = jsonl_source(args.refs, args.hyps, formats=(args.format, args.ref_format, args.hyp_format),
-                          lang=getattr(args, "lang", None), workers=settings.workers)
+                          lang=getattr(args, "lang", None), workers=settings.workers,
+                          empty_error=get_policy(args.policy) if args.empty_ref == "error" else None)
     with steps.step("read and paired the inputs"):
         paired = load_pairs(args) if source is None else None
     pairs: Any = source if source is not None else paired.pairs  # type: ignore[union-attr]

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from semcer.alignment.context import EditContext
-from semcer.alignment.engine import Pair, check_empty_ref
+from semcer.alignment.engine import Pair, check_empty_ref, empty_reference_error, first_empty_reference
 from semcer.alignment.table import as_table
 from semcer.api.evaluation import PageScores, opened_judge, opened_store
 from semcer.api.report import EditDigest
@@ -118,6 +118,8 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
     if not pairs:
         raise InputError("nothing to score: no lines")
     pol = get_policy(policy)
+    if empty_ref == "error":
+        _check_references(pairs, pol)
     unmatched = unmatched or Unmatched()
     with opened_judge(judge) as j, opened_store(store) as st, contextlib.ExitStack() as stack:
         folder = settings.work_dir or stack.enter_context(tempfile.TemporaryDirectory(prefix="semcer-stream-"))
@@ -446,6 +448,20 @@ def _tee(tasks: Iterator[ChunkTask], handed: dict[int, ChunkTask]) -> Iterator[C
     for t in tasks:
         handed[t.index] = t
         yield t
+
+
+def _check_references(pairs: Sequence[Pair] | JsonlSource, pol: TextPolicy) -> None:
+    """Raise the error of the first reference that is empty after ``pol`` before any chunk is judged,
+    as the alignment of one pass over all lines would (a :class:`JsonlSource` whose check pass looked
+    for them under ``pol`` is not read again)."""
+    if isinstance(pairs, JsonlSource):
+        if pairs.empty_checked == pol:
+            return
+        empty = first_empty_reference(pairs.pairs(), pol)
+    else:
+        empty = first_empty_reference(pairs, pol)
+    if empty is not None:
+        raise empty_reference_error(empty, pol)
 
 
 def unmatched_of(paired: Any) -> Unmatched:
