@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 
@@ -31,3 +32,91 @@ def test_a_bad_context_window_is_a_judge_error(tmp_path):
     p = subprocess.run([sys.executable, "-m", "semcer", "score", str(ref), str(ref), "--context-window", "0"],
                        capture_output=True, text=True)
     assert p.returncode == 2 and "context_window must be" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+# Options that contradict each other or do not apply (semcer.cli.options.USAGE_RULES, check_page_options):
+# refused as one line, exit status 2, before any input is read (the inputs here do not exist).
+@pytest.mark.parametrize("args, message", [
+    (["cer", "nope/r.jsonl", "nope/h.jsonl", "--lines"], "--lines adds one row per line to the JSON: give --json too"),
+    (["score", "nope/r.jsonl", "nope/h.jsonl", "--lines"], "--lines adds one row per line to the JSON: give --json too"),
+    (["cer", "nope/r.jsonl", "nope/h.jsonl", "--tokenizer", "uax29"],
+     "--tokenizer chooses the words of --wer: give --wer too"),
+    (["score", "nope/r.jsonl", "nope/h.jsonl", "--tokenizer", "whitespace", "--json"],
+     "--tokenizer chooses the words of --wer: give --wer too"),
+    (["cer", "nope/r.jsonl", "nope/h.jsonl", "--quiet", "--verbose"],
+     "--quiet and --verbose contradict each other: give one of them"),
+    (["compare", "nope/r.jsonl", "nope/a.jsonl", "nope/b.jsonl", "-q", "-v"],
+     "--quiet and --verbose contradict each other: give one of them"),
+    (["report", "nope/r.jsonl", "nope/h.jsonl", "--no-judge", "--work-dir", "wd", "--html", "r.html"],
+     "--work-dir resumes the streamed scoring of one system with a judge; with --no-judge, several systems or a "
+     "SCORE.json nothing is streamed: leave it out"),
+    (["report", "nope/r.jsonl", "nope/a.jsonl", "nope/b.jsonl", "--work-dir", "wd", "--html", "r.html"],
+     "--work-dir resumes the streamed scoring of one system with a judge; with --no-judge, several systems or a "
+     "SCORE.json nothing is streamed: leave it out"),
+])
+def test_contradictory_options_are_refused_before_any_work(args, message, capsys):
+    from semcer.cli import main
+
+    assert main(args) == 2
+    assert capsys.readouterr().err == f"semcer: error: {message}\n"
+
+
+PAGE_ONLY = "apply to page files only (PAGE-XML, ALTO, hOCR), and no input is one: leave them out"
+
+
+@pytest.mark.parametrize("command", ["cer", "score", "compare", "report", "analyze"])
+@pytest.mark.parametrize("option, flags", [(["--level", "region"], "--level"), (["--by-line"], "--by-line"),
+                                           (["--hyphen", "join", "--level", "line"], "--level, --hyphen")])
+def test_page_options_without_a_page_file_are_refused(tmp_path, capsys, command, option, flags):
+    from semcer.cli import main
+
+    ref, hyp = tmp_path / "r.jsonl", tmp_path / "h.jsonl"
+    ref.write_text('{"id": "1", "text": "abc"}\n')
+    hyp.write_text('{"id": "1", "text": "abd"}\n')
+    more = ["--html", str(tmp_path / "r.html")] if command == "report" else []
+    hyps = [str(hyp), str(hyp)] if command in ("compare", "analyze") else [str(hyp)]
+    assert main([command, str(ref), *hyps, *option, *more]) == 2
+    assert capsys.readouterr().err == f"semcer: error: {flags} {PAGE_ONLY}\n"
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_page_options_are_refused_once_a_directory_or_stdin_is_read(tmp_path, capsys, monkeypatch):
+    # A directory of .txt pages (or standard input) is known not to be page files only once read:
+    # refused then, before scoring.
+    from semcer.cli import main
+
+    for side in ("R", "H"):
+        (tmp_path / side).mkdir()
+        (tmp_path / side / "p.txt").write_text("hello world\n")
+    assert main(["cer", str(tmp_path / "R"), str(tmp_path / "H"), "--by-line", "--json"]) == 2
+    assert capsys.readouterr() == ("", f"semcer: error: --by-line {PAGE_ONLY}\n")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"hello world\n")))
+    assert main(["cer", "-", str(tmp_path / "R" / "p.txt"), "--hyphen", "keep"]) == 2
+    assert capsys.readouterr() == ("", f"semcer: error: --hyphen {PAGE_ONLY}\n")
+
+
+@pytest.mark.parametrize("args", [
+    ["cer", "examples/pages/invoice.gt.xml", "examples/pages/invoice.hocr", "--level", "line", "--hyphen", "join"],
+    ["cer", "examples/references.jsonl", "examples/pages/invoice.hocr", "--by-line"],  # one side a page file
+    ["cer", "r.jsonl", "h.jsonl", "--format", "alto", "--level", "line"],  # forced: read as page files
+    ["cer", "r.jsonl", "h.jsonl", "--wer", "--tokenizer", "whitespace", "--json", "--lines", "--lang", "zh-Hant-TW"],
+    ["cer", "r.jsonl", "h.jsonl", "--quiet"],
+    ["report", "r.jsonl", "h.jsonl", "--work-dir", "wd", "--html", "r.html"],  # streamed: one system, judged
+])
+def test_options_that_apply_pass_the_usage_checks(args):
+    from semcer.cli import build_parser
+    from semcer.cli.options import check_usage
+
+    check_usage(build_parser().parse_args(args))  # raises nothing
+
+
+@pytest.mark.parametrize("command", ["cer", "score", "compare", "report", "analyze"])
+@pytest.mark.parametrize("tag", ["not a tag!", "x", "de_DE", "zh-", "d1", "english-language-tag-toolong"])
+def test_lang_must_be_a_bcp47_tag(command, tag, capsys):
+    from semcer.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main([command, "nope/r.jsonl", "nope/h.jsonl", "--lang", tag])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == (f"semcer: error: {command}: argument --lang: {tag!r} is not a BCP 47 language "
+                                       f"tag (e.g. de, vi, zh-CN; subtags joined by '-') (see `semcer {command} --help`)\n")

@@ -21,6 +21,7 @@ import warnings
 from collections.abc import Iterator
 from typing import Any, NoReturn, TextIO
 
+from semcer.cli.options import check_usage
 from semcer.errors import SemcerError
 from semcer.scale.gc import freeze_for_exit
 from semcer.version import __version__
@@ -58,10 +59,14 @@ semcer measures OCR and VLM transcriptions against references.
   semcer policies             the text policies, exactly
 
 REFS and HYPS are JSONL or TSV/CSV files (columns id, text, optional doc, lang), two line-aligned
-text files, or two directories of .txt pages. Every number is printed with its signature: the
-unit, the text policy (name and hash), the empty-reference policy, the aggregation, the judge, the
-Unicode versions and the semcer version. Two numbers are comparable only when their signatures
-match. `semcer COMMAND --help` is the manual of each command.
+text files, two directories of .txt pages, or PAGE-XML, ALTO and hOCR page files (or directories
+of them). Every number is printed with its signature: the unit, the text policy (name and hash),
+the empty-reference policy, the aggregation, the judge, the Unicode versions and the semcer
+version; then, only where given or departing from the defaults, unmatched: (--unmatched drop or
+empty) and, when page files were read, level: (lines read instead of regions), dialect:
+(dinglehopper's extraction rules), hyphen: (ALTO hyphens joined or dropped) and granularity:
+(--by-line: each region or line its own item). Two numbers are comparable only when their
+signatures match. `semcer COMMAND --help` is the manual of each command.
 
 exit status: 0 done; 1 done, but a judge failed on some edits (a rerun with the same --store
 retries only those); 2 an error, said in one line on standard error; 3 a `compare` gate tripped
@@ -120,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         with _stop_signals_raise():
+            check_usage(args)  # contradictory or inapplicable options: refused before any work
             return int(args.func(args) or 0)
     except SemcerError as exc:
         print(f"semcer: error: {exc}", file=sys.stderr)

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from semcer.api.comparison import with_lang  # --lang: the one rule, shared with compare and analyze
+from semcer.cli.options import check_page_options
 from semcer.errors import InputError, SemcerError
-from semcer.io.collections import STDIN, PageOptions, read_collection
+from semcer.io.collections import PAGE_FORMATS, STDIN, Collection, PageOptions, read_collection
 from semcer.io.edits import check_path as check_edits_path
 from semcer.io.pairing import Paired, pair_collections
 from semcer.scale.gc import collector_paused
@@ -114,7 +115,8 @@ def _is_page_of(path: str, directory: str) -> bool:
 
 def load_pairs(args: argparse.Namespace) -> Paired:
     """Read both collections (each in its --ref-format / --hyp-format / --format, or detected) and
-    pair them by id, honouring --unmatched."""
+    pair them by id, honouring --unmatched; the page-file options refused, before any scoring, when
+    neither was read from page files (known only now for a directory or standard input)."""
     both = getattr(args, "format", None)
     if args.refs == STDIN and args.hyps == STDIN:
         raise InputError("REFS and HYPS are both '-': only one of them can be read from standard input")
@@ -123,6 +125,7 @@ def load_pairs(args: argparse.Namespace) -> Paired:
         refs = read_collection(args.refs, format=getattr(args, "ref_format", None) or both, pages=pages)
         hyps = read_collection(args.hyps, format=getattr(args, "hyp_format", None) or both, pages=pages)
         report_failures(refs, hyps)
+        check_page_options(args, map(_has_pages, (refs, hyps)))
         return with_lang(pair_collections(refs, hyps, unmatched=args.unmatched), getattr(args, "lang", None))
 
 
@@ -185,7 +188,13 @@ def load_collections(args: argparse.Namespace) -> tuple[Any, list[Any]]:
         refs = read_collection(args.refs, format=getattr(args, "ref_format", None) or both, pages=pages)
         systems = [read_collection(h, format=getattr(args, "hyp_format", None) or both, pages=pages) for h in args.hyps]
         report_failures(refs, *systems)
+        check_page_options(args, map(_has_pages, (refs, *systems)))
         return refs, systems
+
+
+def _has_pages(coll: Collection) -> bool:
+    """Whether a collection was read from page files (one, or some of a directory's)."""
+    return coll.format in PAGE_FORMATS or bool(coll.pages)
 
 
 @contextlib.contextmanager

@@ -8,13 +8,14 @@ The judge options are one set for every subcommand that judges (``score``, ``jud
 from __future__ import annotations
 
 import argparse
+import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from semcer.alignment.engine import EMPTY_REF_POLICIES
 from semcer.errors import InputError, JudgeError, SemcerError
-from semcer.io.collections import RECOGNISED, input_formats
+from semcer.io.collections import PAGE_FORMATS, RECOGNISED, STDIN, detect_file_format, input_formats
 from semcer.io.jsonl import json_type, parse_option
 from semcer.io.pairing import UNMATCHED_POLICIES
 from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
@@ -31,8 +32,8 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
     options that decide what is compared and how."""
     p.add_argument("refs", metavar="REFS", help="references: JSONL or a JSON array of objects, TSV/CSV with a header "
                    "(id, text, optional doc, lang), a plain-text file (one line per item, line number = id) or a "
-                   "directory of .txt pages; '-' reads standard input; .gz is decompressed; the format is detected "
-                   "from the content (PAGE-XML, ALTO, hOCR and binary files are refused)")
+                   "directory of .txt pages, a PAGE-XML, ALTO or hOCR page file or a directory of them; '-' reads standard "
+                   "input; .gz is decompressed; the format is detected from the content (binary files are refused)")
     if many_hyps:
         p.add_argument("hyps", metavar="SYS", nargs="+",
                        help="the outputs of each system, in any of the forms of REFS; the first is the baseline")
@@ -47,19 +48,19 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
     p.add_argument("--hyp-format", metavar="FORMAT", dest="hyp_format", type=_input_format,
                    help="the format of HYPS only (overrides --format)")
     g = p.add_argument_group("page files (PAGE-XML, ALTO, hOCR)")
-    g.add_argument("--level", choices=("region", "line"), default="region",
+    g.add_argument("--level", choices=("region", "line"), default="region", action=_StoreGiven,
                    help="whose text is read: regions (PAGE TextRegion, ALTO TextBlock, hOCR ocr_par; default) or lines")
-    g.add_argument("--by-line", action="store_true", dest="by_line",
+    g.add_argument("--by-line", action=_TrueGiven, dest="by_line",
                    help="score each region or line as its own item (id PAGE#ELEMENT) instead of each page as one "
                    "text; lines pair by element id")
     g.add_argument("--page-dialect", choices=("auto", "semcer", "dinglehopper"), default="auto", dest="page_dialect",
                    help="extraction rules: semcer's (documented), or dinglehopper 0.11's; auto (default): dinglehopper's "
                    "with --policy dinglehopper, else semcer's")
-    g.add_argument("--hyphen", choices=("keep", "join", "drop"),
+    g.add_argument("--hyphen", choices=("keep", "join", "drop"), action=_StoreGiven,
                    help="ALTO HYP: keep the hyphen as printed (default), join the word (SUBS_CONTENT), or drop the hyphen")
     g.add_argument("--keep-going", action="store_true", dest="keep_going",
                    help="a directory with a malformed page file: score the other pages and list the failures")
-    p.add_argument("--lang", metavar="TAG",
+    p.add_argument("--lang", metavar="TAG", type=_language_tag,
                    help="the language of items that name none (a BCP 47 tag, e.g. de, vi, zh-CN); without it a judge "
                    "guesses it from the script")
     p.add_argument("--unit", choices=("grapheme", "codepoint"), default="grapheme",
@@ -74,11 +75,56 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
                    help="ids present on one side only: " + "; ".join(f"{k}: {v}" for k, v in UNMATCHED_POLICIES.items()))
 
 
+#: Where the destinations of the options given on the command line are noted (:func:`was_given`).
+GIVEN = "given_options"
+
+
+def _note_given(namespace: argparse.Namespace, dest: str) -> None:
+    setattr(namespace, GIVEN, getattr(namespace, GIVEN, frozenset()) | {dest})
+
+
+class _StoreGiven(argparse._StoreAction):
+    """``store``, noting that the option was given: its default alone cannot tell ``--level region``
+    (given, and refused where it does not apply) from no ``--level`` at all."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        _note_given(namespace, self.dest)
+
+
+class _TrueGiven(argparse._StoreTrueAction):
+    """``store_true``, noting that the option was given (as :class:`_StoreGiven`)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        _note_given(namespace, self.dest)
+
+
+def was_given(args: argparse.Namespace, dest: str) -> bool:
+    """Whether an option read with :class:`_StoreGiven` or :class:`_TrueGiven` was on the command line."""
+    return dest in getattr(args, GIVEN, ())
+
+
+#: A BCP 47 language tag's shape (RFC 5646: a 2-3 letter language, then subtags of 1-8 letters or
+#: digits joined by '-'); whether the language exists is the judges' business, not the syntax's.
+_LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
+
+
+def _language_tag(text: str) -> str:
+    """An argparse type: ``--lang``, a BCP 47 language tag as the help promises."""
+    if _LANGUAGE_TAG.fullmatch(text):
+        return text
+    raise argparse.ArgumentTypeError(f"{text!r} is not a BCP 47 language tag (e.g. de, vi, zh-CN; subtags joined "
+                                     "by '-')")
+
+
 def add_measure_options(p: argparse.ArgumentParser) -> None:
     """Word error rate and the reading-order-robust page score, beside CER."""
     g = p.add_argument_group("beside CER")
     g.add_argument("--wer", action="store_true", help="also word error rate and the bag-of-words error")
-    g.add_argument("--tokenizer", choices=("uax29", "whitespace", "auto"), default="uax29",
+    g.add_argument("--tokenizer", choices=("uax29", "whitespace", "auto"), default="uax29", action=_StoreGiven,
                    help="words for --wer: UAX #29 word boundaries without punctuation-only tokens (default, as OCR-D "
                    "counts words), whitespace-separated tokens, or auto (a dictionary tokenizer for Chinese and "
                    "Japanese; WER undefined for Thai, Lao, Khmer, Burmese, Tibetan)")
@@ -240,8 +286,9 @@ def add_scale_options(p: argparse.ArgumentParser) -> None:
                    help="with --engine ray: GPUs each judge actor reserves (a student:DIR or hf: judge on GPU nodes; "
                    "default: 0, as for the offline judges and an LLM judge on a server)")
     g.add_argument("--work-dir", metavar="DIR", dest="work_dir",
-                   help="keep a completion marker per finished chunk in DIR: a killed run started again with the "
-                   "same DIR (and --store) goes on where it stopped, judging no edit twice")
+                   help="keep a completion marker per finished chunk in DIR (an existing folder, or a new one whose "
+                   "parent exists): a killed run started again with the same DIR (and --store) goes on where it "
+                   "stopped, judging no edit twice")
 
 
 def scale_from_args(args: argparse.Namespace, *, top: int, by_edit: bool, edits: str | None) -> Any:
@@ -266,3 +313,76 @@ def scale_from_args(args: argparse.Namespace, *, top: int, by_edit: bool, edits:
     return StreamSettings(chunk_lines=args.chunk_lines, workers=args.workers or all_cores(), engine=args.engine,
                           ray_address=args.ray_address, ray_gpus=args.ray_gpus, top=top, by_edit=by_edit, edits=edits,
                           work_dir=args.work_dir)
+
+
+def _on(args: argparse.Namespace, dest: str) -> bool:
+    """Whether option ``dest`` is set: a flag given, a value other than None (absent options: not set)."""
+    return getattr(args, dest, None) not in (None, False)
+
+
+def _scores_one_system_with_a_judge(args: argparse.Namespace) -> bool:
+    """Whether ``semcer report`` streams (one SYS, judged): what --work-dir resumes (cli.report)."""
+    hyps = getattr(args, "hyps", None)
+    return not _on(args, "no_judge") and (isinstance(hyps, str) or (isinstance(hyps, list) and len(hyps) == 1))
+
+
+#: The combinations of options refused before any work, each with its one-line reason: an option
+#: that only means something beside another, or two that contradict each other. Every subcommand
+#: is checked against every rule (:func:`check_usage`); an option a subcommand lacks is not set.
+USAGE_RULES: tuple[tuple[Callable[[argparse.Namespace], bool], str], ...] = (
+    (lambda a: _on(a, "lines") and not _on(a, "json"), "--lines adds one row per line to the JSON: give --json too"),
+    (lambda a: was_given(a, "tokenizer") and not _on(a, "wer"),
+     "--tokenizer chooses the words of --wer: give --wer too"),
+    (lambda a: _on(a, "quiet") and _on(a, "verbose"),
+     "--quiet and --verbose contradict each other: give one of them"),
+    (lambda a: _on(a, "work_dir") and not _scores_one_system_with_a_judge(a),
+     "--work-dir resumes the streamed scoring of one system with a judge; with --no-judge, several systems or "
+     "a SCORE.json nothing is streamed: leave it out"),
+)
+
+#: The options that apply to page files only (destinations and flags): how PAGE-XML, ALTO and hOCR are read.
+PAGE_ONLY = {"level": "--level", "by_line": "--by-line", "hyphen": "--hyphen"}
+
+
+def check_usage(args: argparse.Namespace) -> None:
+    """Refuse, before any work, a combination of :data:`USAGE_RULES`, and the page-file options when
+    no input is a page file as far as can be told without reading the inputs (a directory, standard
+    input and gzip data are known only once read: :func:`check_page_options` again then). One line,
+    a SemcerError (exit status 2)."""
+    for refused, why in USAGE_RULES:
+        if refused(args):
+            raise SemcerError(why)
+    inputs = input_paths(args)
+    if inputs:
+        known = [_page_file(path, fmt) for path, fmt in inputs]
+        if None not in known:
+            check_page_options(args, (bool(k) for k in known))
+
+
+def input_paths(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    """Each input path (REFS, then every HYPS or SYS) with the format forced for it, if any."""
+    refs, hyps = getattr(args, "refs", None), getattr(args, "hyps", None)
+    if refs is None:
+        return []
+    both = getattr(args, "format", None)
+    ref_format, hyp_format = getattr(args, "ref_format", None) or both, getattr(args, "hyp_format", None) or both
+    return [(refs, ref_format), *((h, hyp_format) for h in ([hyps] if isinstance(hyps, str) else hyps or []))]
+
+
+def _page_file(path: str, forced: str | None) -> bool | None:
+    """Whether ``path`` is read as a page file; None when only reading it can tell."""
+    if forced is not None:
+        return forced in PAGE_FORMATS
+    if path == STDIN:
+        return None
+    fmt = detect_file_format(path)
+    return None if fmt is None else fmt in PAGE_FORMATS
+
+
+def check_page_options(args: argparse.Namespace, page_inputs: Iterable[bool]) -> None:
+    """Refuse --level, --by-line and --hyphen when no input (``page_inputs``: whether each is page
+    files) is PAGE-XML, ALTO or hOCR: they would change nothing, silently."""
+    given = [flag for dest, flag in PAGE_ONLY.items() if was_given(args, dest)]
+    if given and not any(page_inputs):
+        raise SemcerError(f"{', '.join(given)} apply to page files only (PAGE-XML, ALTO, hOCR), and no input is "
+                          "one: leave them out")

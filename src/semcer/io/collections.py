@@ -85,7 +85,7 @@ from semcer.io.jsonl import lines as _lines
 from semcer.io.jsonl import read_bytes as _read_bytes
 
 __all__ = ["FORMATS", "GZIP_LIMIT", "PAGE_FORMATS", "READERS", "RECOGNISED", "Collection", "Item", "PageOptions",
-           "detect_format",
+           "detect_file_format", "detect_format",
            "input_formats", "read_collection", "register_reader"]
 
 #: The formats semcer reads itself (``"memory"`` marks collections built in code).
@@ -221,6 +221,24 @@ def read_collection(path: str | os.PathLike, *, format: str | None = None,
             refuse_binary(data, name)
         raise InputError(_unreadable_format(fmt, name, forced=False))
     return _collection(reader(data, name), name, fmt)
+
+
+def detect_file_format(path: str | os.PathLike) -> str | None:
+    """The format :func:`read_collection` would detect for the file ``path``, from its first bytes
+    (all that detection looks at), without reading it whole; None where only reading can tell: a
+    directory (its files), gzip data (detected once decompressed), a path that cannot be read (the
+    read says why)."""
+    p = Path(path)
+    try:
+        if not p.is_file():
+            return None
+        with open(p, "rb") as fh:
+            head = fh.read(_HEAD)
+    except OSError:
+        return None
+    if head.startswith(_GZIP_MAGIC) or p.suffix.lower() == ".gz":
+        return None
+    return detect_format(head, p.suffix.lower())
 
 
 def _collection(items: list[Item], name: str, fmt: str) -> Collection:
