@@ -18,7 +18,7 @@ from typing import Any
 
 from semcer.alignment.engine import Pair, align_lines, align_one, check_empty_ref
 from semcer.alignment.line import Alignment
-from semcer.errors import EmptyReferenceError, InputError
+from semcer.errors import EmptyReferenceError, InputError, quoted
 from semcer.io.collections import Collection, read_collection
 from semcer.io.formats.provenance import Provenance
 from semcer.io.pairing import Paired, check_unmatched, pair_collections
@@ -174,7 +174,7 @@ def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[st
     if not set(map(type, refs)) <= {str} or not set(map(type, hyps)) <= {str}:
         for k, (r, h) in enumerate(zip(refs, hyps)):
             if not isinstance(r, str) or not isinstance(h, str):
-                raise InputError(f"item {ids[k]}: texts must be str, got {type(r).__name__} and {type(h).__name__}")
+                raise InputError(f"item {quoted(str(ids[k]))}: texts must be str, got {type(r).__name__} and {type(h).__name__}")
     doc_of = _per_item(docs, ids, "document ids", default=ids)
     lang_of = _per_item(langs, ids, "languages", default=[None] * len(ids))
     return (list(map(tuple.__new__, repeat(Pair), zip(ids, refs, hyps, doc_of, lang_of))), Unmatched(policy=unmatched),

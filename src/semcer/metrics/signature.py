@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from semcer.errors import SemcerError
+from semcer.errors import SemcerError, quoted
 from semcer.text.policy import TextPolicy
 from semcer.text.units import unicode_versions
 from semcer.version import __version__
@@ -127,14 +127,14 @@ class Signature:
         for part in _split(text.strip()):
             key, sep, value = part.partition(":")
             if not sep or not key:
-                raise SemcerError(f"not a semcer signature field: {part!r} (in {text!r})")
+                raise SemcerError(f"not a semcer signature field: {quoted(part)} (in {quoted(text)})")
             if key in _KEYS:
                 fields[key] = value
             else:
                 extras.append((key, value))
         missing = [k for k in ("unit", "policy", "empty", "agg", "unicode", "semcer") if k not in fields]
         if missing:
-            raise SemcerError(f"not a semcer signature: no {', '.join(missing)} in {text!r}")
+            raise SemcerError(f"not a semcer signature: no {', '.join(missing)} in {quoted(text)}")
         name, _, policy_hash = fields["policy"].rpartition("#")
         nfc, _, seg = fields["unicode"].partition(",")
         return cls(fields["unit"], name, policy_hash, fields["empty"], fields["agg"],

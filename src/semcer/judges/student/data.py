@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from semcer.alignment.context import MARK_CLOSE, MARK_OPEN
-from semcer.errors import InputError, JudgeError
+from semcer.errors import InputError, JudgeError, quoted
 from semcer.judges.distribution import expected_rating
 
 #: How the marked pair becomes one text; the checkpoint's config records it.
@@ -209,7 +209,7 @@ def _encoded(ids: Sequence[int], offsets: Sequence[Any], ref: str, hyp: str, ref
 def _check_marked(marked_ref: str, marked_hyp: str) -> None:
     for side, marked in (("reference", marked_ref), ("output", marked_hyp)):
         if span_chars(marked) is None:
-            raise InputError(f"the marked {side} line has no {MARK_OPEN}…{MARK_CLOSE} mark: {marked!r}")
+            raise InputError(f"the marked {side} line has no {MARK_OPEN}…{MARK_CLOSE} mark: {quoted(marked)}")
 
 
 def encode_pair(tokenizer: Any, marked_ref: str, marked_hyp: str, max_length: int,
