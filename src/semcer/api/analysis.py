@@ -118,6 +118,24 @@ class Analysis:
                 "equal_count": self.equal_count, "settings": self.settings, "notes": list(self.notes)}
 
 
+def _check_settings(systems: Sequence[Any], langs: Any, lang: str | None, judge: Any,
+                    counts: tuple[int, int, int, int], confidence: float) -> None:
+    """Refuse what :func:`analyze` cannot run with, before any work (``counts``: max_edits,
+    min_letter_errors, n_boot, n_permutations)."""
+    if not systems:
+        raise InputError("analyze needs at least one system")
+    if langs is not None and lang:
+        raise InputError("give langs= (every line's language) or lang= (the language of lines that name none), "
+                         "not both")
+    max_edits, min_letter_errors, n_boot, n_permutations = counts
+    if max_edits < 0 or min_letter_errors < 0 or n_boot < 0 or n_permutations < 1:
+        raise SemcerError("--max-edits, --min-letter-errors and --n-boot must be >= 0, --n-permutations >= 1")
+    if not 0.0 < confidence < 1.0:
+        raise SemcerError(f"confidence must be between 0 and 1 (command line: --confidence), got {confidence}")
+    if judge is None:
+        raise InputError("analyze needs a judge: severities are what it analyses")
+
+
 def analyze(
     references: Any,
     systems: Sequence[Any],
@@ -145,18 +163,8 @@ def analyze(
     read collections carry their own); ``lang`` is the language of the lines that name none
     (command line ``--lang``), as :func:`semcer.api.comparison.with_lang` gives it, for every kind of
     input. Seeded: the same inputs and seed give the same intervals."""
-    if not systems:
-        raise InputError("analyze needs at least one system")
-    if langs is not None and lang:
-        raise InputError("give langs= (every line's language) or lang= (the language of lines that name none), "
-                         "not both")
+    _check_settings(systems, langs, lang, judge, (max_edits, min_letter_errors, n_boot, n_permutations), confidence)
     labels = system_names(systems, names)
-    if max_edits < 0 or min_letter_errors < 0 or n_boot < 0 or n_permutations < 1:
-        raise SemcerError("--max-edits, --min-letter-errors and --n-boot must be >= 0, --n-permutations >= 1")
-    if not 0.0 < confidence < 1.0:
-        raise SemcerError(f"confidence must be between 0 and 1 (command line: --confidence), got {confidence}")
-    if judge is None:
-        raise InputError("analyze needs a judge: severities are what it analyses")
     with contextlib.ExitStack() as stack:
         j = stack.enter_context(opened_judge(judge))
         st = stack.enter_context(opened_store(store))
