@@ -66,7 +66,8 @@ PAGE_ONLY = "apply to page files only (PAGE-XML, ALTO, hOCR), and no input is on
 
 @pytest.mark.parametrize("command", ["cer", "score", "compare", "report", "analyze"])
 @pytest.mark.parametrize("option, flags", [(["--level", "region"], "--level"), (["--by-line"], "--by-line"),
-                                           (["--hyphen", "join", "--level", "line"], "--level, --hyphen")])
+                                           (["--hyphen", "join", "--level", "line"], "--level, --hyphen"),
+                                           (["--page-dialect", "dinglehopper"], "--page-dialect")])
 def test_page_options_without_a_page_file_are_refused(tmp_path, capsys, command, option, flags):
     from semcer.cli import main
 

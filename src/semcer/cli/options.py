@@ -54,6 +54,7 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
                    help="score each region or line as its own item (id PAGE#ELEMENT) instead of each page as one "
                    "text; lines pair by element id")
     g.add_argument("--page-dialect", choices=("auto", "semcer", "dinglehopper"), default="auto", dest="page_dialect",
+                   action=_StoreGiven,
                    help="extraction rules: semcer's (documented), or dinglehopper 0.11's; auto (default): dinglehopper's "
                    "with --policy dinglehopper, else semcer's")
     g.add_argument("--hyphen", choices=("keep", "join", "drop"), action=_StoreGiven,
@@ -341,7 +342,7 @@ USAGE_RULES: tuple[tuple[Callable[[argparse.Namespace], bool], str], ...] = (
 )
 
 #: The options that apply to page files only (destinations and flags): how PAGE-XML, ALTO and hOCR are read.
-PAGE_ONLY = {"level": "--level", "by_line": "--by-line", "hyphen": "--hyphen"}
+PAGE_ONLY = {"level": "--level", "by_line": "--by-line", "page_dialect": "--page-dialect", "hyphen": "--hyphen"}
 
 
 def check_usage(args: argparse.Namespace) -> None:
@@ -380,7 +381,7 @@ def _page_file(path: str, forced: str | None) -> bool | None:
 
 
 def check_page_options(args: argparse.Namespace, page_inputs: Iterable[bool]) -> None:
-    """Refuse --level, --by-line and --hyphen when no input (``page_inputs``: whether each is page
+    """Refuse --level, --by-line, --page-dialect and --hyphen when no input (``page_inputs``: whether each is page
     files) is PAGE-XML, ALTO or hOCR: they would change nothing, silently."""
     given = [flag for dest, flag in PAGE_ONLY.items() if was_given(args, dest)]
     if given and not any(page_inputs):
