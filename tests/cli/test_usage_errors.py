@@ -47,6 +47,12 @@ def test_a_bad_context_window_is_a_judge_error(tmp_path):
      "--quiet and --verbose contradict each other: give one of them"),
     (["compare", "nope/r.jsonl", "nope/a.jsonl", "nope/b.jsonl", "-q", "-v"],
      "--quiet and --verbose contradict each other: give one of them"),
+    (["report", "nope/r.jsonl", "nope/a.jsonl", "nope/b.jsonl", "--workers", "2", "--html", "r.html"],
+     "--workers, --engine ray and --ray-address run the streamed scoring of one system with a judge; with "
+     "--no-judge, several systems or a SCORE.json nothing is streamed: leave them out"),
+    (["report", "nope/r.jsonl", "nope/h.jsonl", "--no-judge", "--engine", "ray", "--html", "r.html"],
+     "--workers, --engine ray and --ray-address run the streamed scoring of one system with a judge; with "
+     "--no-judge, several systems or a SCORE.json nothing is streamed: leave them out"),
     (["report", "nope/r.jsonl", "nope/h.jsonl", "--no-judge", "--work-dir", "wd", "--html", "r.html"],
      "--work-dir resumes the streamed scoring of one system with a judge; with --no-judge, several systems or a "
      "SCORE.json nothing is streamed: leave it out"),

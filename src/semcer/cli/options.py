@@ -339,6 +339,10 @@ USAGE_RULES: tuple[tuple[Callable[[argparse.Namespace], bool], str], ...] = (
     (lambda a: _on(a, "work_dir") and not _scores_one_system_with_a_judge(a),
      "--work-dir resumes the streamed scoring of one system with a judge; with --no-judge, several systems or "
      "a SCORE.json nothing is streamed: leave it out"),
+    (lambda a: (_on(a, "workers") or getattr(a, "engine", None) == "ray" or _on(a, "ray_address"))
+     and not _scores_one_system_with_a_judge(a),
+     "--workers, --engine ray and --ray-address run the streamed scoring of one system with a judge; with "
+     "--no-judge, several systems or a SCORE.json nothing is streamed: leave them out"),
 )
 
 #: The options that apply to page files only (destinations and flags): how PAGE-XML, ALTO and hOCR are read.
