@@ -206,3 +206,21 @@ def test_library_errors_name_the_parameter_and_the_flag():
     with pytest.raises(semcer.EmptyReferenceError) as info:
         semcer.evaluate(["", "a"], ["x", "a"])
     assert "empty_ref='skip'" in str(info.value) and "--empty-ref skip" in str(info.value)
+
+
+@pytest.mark.parametrize(("refs", "hyps", "why"), [
+    (["ab"], {"ab": "zz"}, "got list and dict: a dict pairs by key only with another dict"),
+    ({"1": "ab"}, ["ab"], "got dict and list: a dict pairs by key only with another dict"),
+    ({"ab", "cd"}, {"cd", "ax"}, "got set and set: a set has no order to pair by"),
+    (["ab"], frozenset({"ab"}), "got list and frozenset: a set has no order to pair by"),
+])
+def test_inputs_that_cannot_be_paired_in_order_are_refused(refs, hyps, why):
+    """A dict beside a list gave its keys as texts (CER 0.0 for 'ab' against {'ab': 'zz'}), and two sets
+    paired in whatever order they iterate."""
+    with pytest.raises(semcer.InputError, match=f"^references and outputs must both be lists \\(or both dicts\\) "
+                                                f"of strings, {why}$"):
+        semcer.evaluate(refs, hyps)
+
+
+def test_any_ordered_iterable_still_pairs_in_order():
+    assert semcer.evaluate(("abc", "xy"), iter(["abd", "xy"])).corpus.cer == 1 / 5

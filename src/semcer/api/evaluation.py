@@ -215,12 +215,24 @@ def _texts(references: Any, hypotheses: Any) -> tuple[list[str], list[Any], list
                 f"{len(extra)} only in outputs (e.g. {', '.join(map(str, extra[:3])) or 'none'})"
             )
         return [str(k) for k in references], [references[k] for k in references], [hypotheses[k] for k in references]
-    if isinstance(references, str) or isinstance(hypotheses, str):
-        raise InputError("references and outputs must both be lists (or both dicts) of strings")
+    _check_sequences(references, hypotheses)
     refs, hyps = list(references), list(hypotheses)
     if len(refs) != len(hyps):
         raise InputError(f"{len(refs)} references but {len(hyps)} outputs")
     return list(map(str, range(1, len(refs) + 1))), refs, hyps
+
+
+def _check_sequences(references: Any, hypotheses: Any) -> None:
+    """Refuse what cannot be two ordered sequences of texts: a string (a sequence of characters), a
+    dict beside something else (its keys would be read as the texts), a set (no order to pair by).
+    Any other iterable (a list, a tuple, a pandas Series, a generator) is read in its order."""
+    sides = (references, hypotheses)
+    why = ("a set has no order to pair by" if any(isinstance(x, (set, frozenset)) for x in sides) else
+           "a dict pairs by key only with another dict" if any(isinstance(x, Mapping) for x in sides) else
+           "a str is one text, not a list of them" if any(isinstance(x, str) for x in sides) else "")
+    if why:
+        raise InputError(f"references and outputs must both be lists (or both dicts) of strings, got "
+                         f"{type(references).__name__} and {type(hypotheses).__name__}: {why}")
 
 
 def judge_corpus(
