@@ -173,3 +173,57 @@ def test_serve_without_the_extra_names_it(tmp_path, capsys, monkeypatch):
     assert main(["study", "serve", str(tmp_path / "s.study")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ['semcer: error: semcer study serve needs starlette and uvicorn: pip install "semcer[study]"']
+
+
+def test_serve_on_a_port_in_use_is_one_line_and_status_2(tmp_path):
+    """uvicorn exits with status 3 (the status of a tripped compare gate) when its port is taken; semcer
+    binds the port itself first and says it in one line."""
+    import socket
+    import subprocess
+    import sys
+
+    edits = write_edits(tmp_path / "edits.jsonl")
+    assert main(["study", "create", str(tmp_path / "s.study"), "--from", str(edits), "--reader", "ana"]) == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        run = subprocess.run([sys.executable, "-m", "semcer", "study", "serve", str(tmp_path / "s.study"), "--port",
+                              str(port)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [f"semcer: error: cannot listen on 127.0.0.1:{port}: Address already in use"]
+
+
+def test_serve_on_another_loopback_address_answers_there(tmp_path):
+    """127.0.0.2 is loopback, so the app only takes requests for loopback names: its own address must
+    be one of them (every request to the printed address was refused with 400)."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    edits = write_edits(tmp_path / "edits.jsonl")
+    assert main(["study", "create", str(tmp_path / "s.study"), "--from", str(edits), "--reader", "ana"]) == 0
+    with socket.socket() as s:
+        s.bind(("127.0.0.2", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "semcer", "study", "serve", str(tmp_path / "s.study"), "--host",
+                             "127.0.0.2", "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.2:{port}/", timeout=2).close()
+            except urllib.error.HTTPError as answer:  # the app's answer: no session yet, not a refused Host (400)
+                assert answer.code == 401
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+    finally:
+        proc.terminate()
+        proc.wait(10)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import socket
 import sys
 from collections import Counter
 from typing import Any
@@ -188,15 +189,32 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"WARNING: serving on {args.host}, reachable from other machines over plain HTTP: anyone on the network "
               "can reach the sign-in page (every reader still needs their token). Prefer 127.0.0.1 with an SSH "
               "tunnel, or a TLS proxy.", file=sys.stderr)
-    hosts = ["127.0.0.1", "localhost", "::1", "[::1]"] if loopback else None
-    app = create_app(db, allowed_hosts=hosts)
     shown = f"[{args.host}]" if ":" in args.host else args.host
+    hosts = sorted({"127.0.0.1", "localhost", "::1", "[::1]", args.host, shown}) if loopback else None
+    app = create_app(db, allowed_hosts=hosts)
+    sock = _listening(args.host, args.port)  # bound here: uvicorn exits with status 3 on a port in use
     print(f"serving {args.study} at http://{shown}:{args.port}/ (Ctrl-C stops)", flush=True)
-    try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
-    except OSError as exc:
-        raise SemcerError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
+    uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[sock])
     return 0
+
+
+def _listening(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` and listening, or a one-line error (a port in use, an address
+    this machine does not have)."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except OSError as exc:
+        raise SemcerError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        raise SemcerError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
 
 
 def _export(args: argparse.Namespace) -> int:
