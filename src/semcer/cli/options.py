@@ -242,12 +242,14 @@ def _input_format(name: str) -> str:
     raise argparse.ArgumentTypeError(f"unknown format {name!r}; one of {', '.join(input_formats())}")
 
 
-def check_int(args: argparse.Namespace, dest: str, lo: int, hi: int | None = None, meaning: str = "") -> None:
-    """A SemcerError (one line, exit 2) when the integer option ``dest`` is outside [lo, hi]."""
+def check_int(args: argparse.Namespace, dest: str, lo: int, hi: int | None = None, meaning: str = "",
+              flag: str | None = None) -> None:
+    """A SemcerError (one line, exit 2) when the integer option ``dest`` is outside [lo, hi]; ``flag``:
+    the option's name when it is not ``dest`` spelt as a flag."""
     value = getattr(args, dest)
     if value is None or (value >= lo and (hi is None or value <= hi)):
         return
-    flag = "--" + dest.replace("_", "-")
+    flag = flag or "--" + dest.replace("_", "-")
     span = f"at least {lo}" if hi is None else f"from {lo} to {hi}"
     raise SemcerError(f"{flag} must be {span}{meaning}, got {value}")
 

@@ -128,8 +128,10 @@ def _check_out(path: str) -> None:
 def _create(args: argparse.Namespace) -> int:
     from semcer.study.create import create_study, plan
 
-    for dest in ("n_edits", "n_pairs", "repeats"):
-        check_int(args, dest, 0)
+    check_int(args, "n_edits", 0, flag="--edits")
+    check_int(args, "n_pairs", 0, flag="--pairs")
+    check_int(args, "repeats", 0)
+    check_int(args, "seed", 0, 2**32 - 1)  # as meta-eval's seeds (numpy's seeds are unsigned)
     _check_out(args.out)
     p = plan(args.sources, args.pair_sources, args.n_edits, args.n_pairs, args.seed, args.repeats,
              per_language=args.per_language)
