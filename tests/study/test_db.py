@@ -126,3 +126,26 @@ def test_processes_do_not_overwrite(study):
     keys = [(r.reader, r.item, r.rep) for r in rows]
     assert len(keys) == len(set(keys)) == 2 * (len(db.items()) + 2)
     assert {r.level for r in rows if r.reader == "ben"} == {2}
+
+
+def test_a_skipped_first_showing_holds_its_repeat_back(study):
+    """Skipping an item's first showing must not bring its repeat forward: the reader sees the two in
+    order, and the export reads the first answer as the first (it read them swapped)."""
+    db, _ = study
+    schedule = {}
+    pos = 0
+    while (slot := db.slot("ana", pos)) is not None:
+        schedule[pos] = slot
+        pos += 1
+    repeated = next(s.item for s in schedule.values() if s.rep == 1)
+    first_pos = next(p for p, s in schedule.items() if s == Slot(repeated, 0))
+    for p in range(first_pos):  # answer up to the first showing, then skip it
+        db.rate("ana", schedule[p], level=1)
+    assert db.next_slot("ana") == (first_pos, Slot(repeated, 0))
+    db.skip("ana", Slot(repeated, 0))
+    served = []
+    while (nxt := db.next_slot("ana")) is not None:
+        served.append(nxt[1])
+        db.rate("ana", nxt[1], level=len(served) % 5)
+    assert served.index(Slot(repeated, 0)) < served.index(Slot(repeated, 1))
+    assert len(served) == len(schedule) - first_pos  # every slot served once, none lost

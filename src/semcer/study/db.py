@@ -224,10 +224,15 @@ class StudyDB:
     # -- schedule and ratings ------------------------------------------------------------------
 
     def next_slot(self, reader: str) -> tuple[int, Slot] | None:
-        """The reader's first slot without an answer, not skipped; else the first skipped one; None: done."""
+        """The reader's first slot without an answer, not skipped; else the first skipped one; None: done.
+        A repeat waits for its first showing to be answered (a skipped first showing holds its repeat
+        back), so that it is always seen, and exported, as the second of the two."""
         sql = ("SELECT s.pos, s.item, s.rep FROM slots s LEFT JOIN ratings r ON r.reader = s.reader AND r.item = s.item "
                "AND r.rep = s.rep LEFT JOIN skips k ON k.reader = s.reader AND k.item = s.item AND k.rep = s.rep "
-               "WHERE s.reader = ? AND r.item IS NULL ORDER BY k.at IS NOT NULL, k.at, s.pos LIMIT 1")
+               "WHERE s.reader = ? AND r.item IS NULL AND NOT (s.rep > 0 AND EXISTS (SELECT 1 FROM slots f "
+               "LEFT JOIN ratings fr ON fr.reader = f.reader AND fr.item = f.item AND fr.rep = f.rep "
+               "WHERE f.reader = s.reader AND f.item = s.item AND f.rep < s.rep AND fr.item IS NULL)) "
+               "ORDER BY k.at IS NOT NULL, k.at, s.pos LIMIT 1")
         with self._connect() as conn:
             row = conn.execute(sql, (reader,)).fetchone()
         return None if row is None else (int(row[0]), Slot(row[1], int(row[2])))
