@@ -8,6 +8,7 @@ readers (r4 rated 12 of them: below half, not in the panel; r3 skipped two), and
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -409,3 +410,77 @@ def test_a_led_baseline_is_marked_with_a_dagger_in_the_table(d):
     assert "† a baseline that a judge leads significantly" in render_meta_eval(marked)
     unmarked = {**d, "leads": [{**d["leads"][0], "leads_spearman": False, "leads_top_of_list_10": False}]}
     assert "†" not in render_meta_eval(unmarked)
+
+
+# ---- too-small panels and undefined reliability ---------------------------------------------------
+
+def _three_raters_two_items(tmp_path):
+    """Three raters on the first two items, ordered against the severity column: Spearman -1."""
+    ids = [it["id"] for it in ITEMS[1:3]]  # severities 0.975 and 0.3125
+    sev = {it["id"]: it["severity"] for it in ITEMS[1:3]}
+    low = min(ids, key=sev.get)
+    rows = [{"item": i, "rater": r, "level": 4 if i == low else 0} for r in ("a", "b", "c") for i in ids]
+    return write(tmp_path / "r.jsonl", jsonl(*rows))
+
+
+def test_two_items_give_values_without_intervals(tmp_path):
+    from semcer.reports.meta import render_meta_eval
+
+    d = meta_eval(ratings=_three_raters_two_items(tmp_path), items=READERS / "items.jsonl",
+                  score_columns=["severity"], n_boot=200).to_dict()
+    sp = d["scorers"]["column:severity"]["spearman"]
+    assert sp["value"] == pytest.approx(-1.0) and sp["interval"] is None
+    usable = sp["resamples"]["usable"]  # a resample repeating one item (1 in 2) has no Spearman
+    assert sp["resamples"]["drawn"] == 200 and 70 < usable < 130
+    assert sp["no_interval"] == f"defined on only {usable} of 200 resamples"
+    assert any("2 items compared, fewer than 5" in n for n in d["notes"])
+    text = render_meta_eval(d)
+    assert "-1.000 (no CI)" in text and "[-1.00, -1.00]" not in text and "(no CI): no interval" in text
+
+
+def test_one_pair_two_readers_no_interval_on_the_reader_agreement():
+    from semcer.reports.meta import render_meta_eval
+
+    one = [dataclasses.replace(HAND[2], choices={"x": "a", "y": "a"})]
+    d = meta_eval(pairs=one, n_boot=100, n_permutations=10).to_dict()
+    assert d["pairs"]["reader_agreement"]["value"] == pytest.approx(1.0)
+    assert d["pairs"]["reader_agreement"]["interval"] is None
+    assert "100.0% (no CI)" in render_meta_eval(d) and "[100.0, 100.0]" not in render_meta_eval(d)
+    assert any(n.startswith("rated pairs: 1 pairs with a strict majority compared") for n in d["notes"])
+
+
+def test_the_usable_resamples_are_counted_and_too_few_give_no_interval():
+    from semcer.api.meta import _est, _guarded
+    from semcer.reports.meta import _est as shown
+    from semcer.statistics.bootstrap import Estimate, percentile_estimate
+
+    half = percentile_estimate(0.5, [0.1, np.nan, 0.9, np.nan, np.nan], 0.95)  # 2 of 5 usable
+    assert (half.n_boot, half.n_usable) == (5, 2) and not math.isnan(half.lo)
+    assert math.isnan(_guarded(half, 10).lo)  # under half usable: no interval
+    j = _est(_guarded(half, 10))
+    assert j["interval"] is None and j["resamples"] == {"drawn": 5, "usable": 2}
+    assert j["no_interval"] == "defined on only 2 of 5 resamples"
+    most = _guarded(percentile_estimate(0.5, [0.1, 0.9, 0.5, np.nan], 0.95), 10)  # 3 of 4: kept
+    assert shown(_est(most)) == "0.500 [0.12, 0.88] (3/4)"
+    assert _guarded(Estimate(0.5, 0.1, 0.9, 4, 4), 4) == Estimate(0.5, math.nan, math.nan)  # 4 items < 5
+
+
+def test_reliability_undefined_says_why(tmp_path):
+    from semcer.reports.meta import render_meta_eval
+
+    ids = [it["id"] for it in ITEMS[:6]]
+    alone = write(tmp_path / "one.jsonl", jsonl(*({"item": i, "rater": "solo", "level": k % 5}
+                                                  for k, i in enumerate(ids))))
+    d = meta_eval(ratings=alone, n_boot=0).to_dict()
+    assert d["reliability"]["alpha"] is None and d["reliability"]["icc2k"] is None
+    assert d["notes"][-1:] == d["reliability"]["notes"] == [
+        "warning: rated edits: the panel is a single reader (solo): no agreement to measure, so no alpha or "
+        "ICC(2,k), and the readers' rating is that one reader's"]
+    assert "note: warning: rated edits: the panel is a single reader (solo)" in render_meta_eval(d)
+    same = write(tmp_path / "same.jsonl", jsonl(*({"item": i, "rater": r, "level": 2} for r in "xy" for i in ids)))
+    d = meta_eval(ratings=same, n_boot=0).to_dict()
+    assert d["reliability"]["alpha"] is None and d["reliability"]["icc2k"] is None
+    assert d["notes"][-1:] == d["reliability"]["notes"] == [
+        "rated edits: every panel rating is the same (0.5): no variation in the ratings, so alpha and ICC(2,k) "
+        "are undefined"]
+    assert meta_eval(ratings=READERS / "ratings.csv", n_boot=0).to_dict()["reliability"]["notes"] == []

@@ -64,7 +64,7 @@ import contextlib
 import math
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -85,7 +85,7 @@ from semcer.io.ratings import (
 from semcer.judges.base import JudgeBase
 from semcer.judges.rubric.classes import edit_class
 from semcer.statistics.agreement import MIN_SHARE, Reliability, reader_reliability
-from semcer.statistics.bootstrap import Estimate
+from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS, MIN_USABLE_SHARE, Estimate
 from semcer.statistics.correlation import (
     partial_spearman_within_interval,
     spearman_difference,
@@ -134,12 +134,13 @@ class Panel:
     raters: tuple[str, ...]
     dropped: tuple[str, ...]
     n_items: int
+    notes: tuple[str, ...] = ()  # why alpha or ICC is undefined, a single-reader warning
 
     def to_dict(self) -> dict[str, Any]:
         r = self.reliability
         return {"alpha": _num(r.alpha), "icc2k": _num(r.icc2k), "raters": list(self.raters),
                 "raters_dropped": list(self.dropped), "items": self.n_items, "items_alpha": r.n_items,
-                "items_complete": r.n_items_complete, "min_rater_share": r.min_share}
+                "items_complete": r.n_items_complete, "min_rater_share": r.min_share, "notes": list(self.notes)}
 
 
 @dataclass(frozen=True)
@@ -355,8 +356,26 @@ def _num(x: float | None) -> float | None:
 
 
 def _est(e: Estimate, key: str = "value") -> dict[str, Any]:
+    """The JSON of an estimate: its value, its interval (null when none), how many resamples were
+    drawn and defined it, and, when a value has no interval although resamples were drawn, why."""
     lo, hi = _num(e.lo), _num(e.hi)
-    return {key: _num(e.value), "interval": None if lo is None or hi is None else [lo, hi]}
+    out: dict[str, Any] = {key: _num(e.value), "interval": None if lo is None or hi is None else [lo, hi]}
+    if e.n_boot:
+        out["resamples"] = {"drawn": e.n_boot, "usable": e.n_usable}
+        if out["interval"] is None and out[key] is not None:
+            out["no_interval"] = (f"defined on only {e.n_usable} of {e.n_boot} resamples"
+                                  if e.n_usable < MIN_USABLE_SHARE * e.n_boot
+                                  else f"fewer than {MIN_INTERVAL_ITEMS} items")
+    return out
+
+
+def _guarded(e: Estimate, n: int) -> Estimate:
+    """``e`` without its interval where the interval means nothing: on fewer than
+    ``MIN_INTERVAL_ITEMS`` items, or the statistic defined on under ``MIN_USABLE_SHARE`` of the
+    resamples (the counts are kept, so that the JSON says which)."""
+    if math.isnan(e.lo) or (n >= MIN_INTERVAL_ITEMS and e.n_usable >= MIN_USABLE_SHARE * e.n_boot):
+        return e
+    return Estimate(e.value, math.nan, math.nan, e.n_boot, e.n_usable)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -428,7 +447,27 @@ def meta_eval(
     by: dict[str, tuple[EditStudy | None, PairStudy | None]] = {}
     for lang in sorted({*(langs_edits or {}), *(langs_pairs or {})}):
         by[lang] = ((langs_edits or {}).get(lang), (langs_pairs or {}).get(lang))
+    notes += _study_notes(edits, pair_study, whole, n_boot)
     return MetaEvaluation(edits, pair_study, identities, settings, by, tuple(dict.fromkeys(notes)), whole)
+
+
+def _study_notes(edits: EditStudy | None, pairs: PairStudy | None, whole: TranscriptionStudy | None,
+                 n_boot: int) -> list[str]:
+    """The panels' reliability notes, and a note for each study compared on too few items for an
+    interval (``MIN_INTERVAL_ITEMS``), so that the missing intervals have their reason."""
+    out: list[str] = []
+    sizes = [("rated edits", edits, "items", None if edits is None or not edits.scorers else edits.n_scored),
+             ("rated pairs", pairs, "pairs with a strict majority", None if pairs is None else pairs.pools[0].n_majority),
+             ("rated transcriptions", whole, "transcriptions", None if whole is None else whole.n_scored)]
+    for what, study, unit, n in sizes:
+        if study is None:
+            continue
+        out += study.panel.notes
+        if n_boot and n is not None and n < MIN_INTERVAL_ITEMS:
+            out.append(f"{what}: {n} {unit} compared, fewer than {MIN_INTERVAL_ITEMS}: values without intervals "
+                       "(resamples of so few items take only a handful of values, an interval would claim a "
+                       "certainty the panel does not have)")
+    return out
 
 
 def _check_inputs(rating_rows: Any, item_rows: Any, pair_rows: Any, judged: bool, score_columns: Sequence[str]) -> None:
@@ -678,10 +717,27 @@ def _mask_band(values: _BandValues, mask: np.ndarray) -> _BandValues:
     return values if values is None or not len(values) else values[mask]
 
 
-def _panel(matrix: np.ndarray, raters: Sequence[str], min_share: float) -> Panel:
+def _panel(matrix: np.ndarray, raters: Sequence[str], min_share: float, what: str) -> Panel:
+    """The panel of ``what`` (rated edits, pairs, transcriptions) and the reliability over it."""
     rel = reader_reliability(matrix, min_share=min_share)
     kept = tuple(raters[i] for i in rel.raters)
-    return Panel(rel, kept, tuple(r for r in raters if r not in kept), matrix.shape[1])
+    notes = _reliability_notes(matrix[list(rel.raters)], kept, what)
+    return Panel(rel, kept, tuple(r for r in raters if r not in kept), matrix.shape[1], notes)
+
+
+def _reliability_notes(sub: np.ndarray, kept: Sequence[str], what: str) -> tuple[str, ...]:
+    """Why alpha and ICC(2,k) are undefined, where they are for a reason of the panel itself (they
+    are printed as a dash, never NaN, so the dash needs its reason): a single reader has no
+    agreement to measure (and the readers' rating is then one person's, hence a warning), and
+    ratings that are all equal have no variation to agree on."""
+    if len(kept) == 1:
+        return (f"warning: {what}: the panel is a single reader ({kept[0]}): no agreement to measure, so "
+                "no alpha or ICC(2,k), and the readers' rating is that one reader's",)
+    values = np.unique(sub[~np.isnan(sub)])
+    if len(kept) > 1 and len(values) == 1:
+        return (f"{what}: every panel rating is the same ({values[0]:g}): no variation in the ratings, so "
+                "alpha and ICC(2,k) are undefined",)
+    return ()
 
 
 def _edit_study(pool: _Pool, scores: _Scores, bands: Mapping[str, _BandValues], min_share: float, gap: float,
@@ -690,7 +746,7 @@ def _edit_study(pool: _Pool, scores: _Scores, bands: Mapping[str, _BandValues], 
     present = ~np.isnan(pool.matrix).all(axis=1)
     matrix = pool.matrix[present]
     raters = [r for r, p in zip(pool.raters, present) if p]
-    panel = _panel(matrix, raters, min_share)
+    panel = _panel(matrix, raters, min_share, "rated edits")
     sub = matrix[list(panel.reliability.raters)]
     has = (~np.isnan(sub)).any(axis=0) if len(sub) else np.zeros(matrix.shape[1], dtype=bool)
     mean = np.full(matrix.shape[1], np.nan)
@@ -715,19 +771,22 @@ def _edit_study(pool: _Pool, scores: _Scores, bands: Mapping[str, _BandValues], 
                 continue
             else:
                 labels = labels[keep]
-            est = partial_spearman_within_interval(x, damage, labels, **boot)
+            est = _guarded(partial_spearman_within_interval(x, damage, labels, **boot), len(x))
             partial[band] = (est, len(set(labels.tolist())))
         kind, source = scores.kinds[name]
+        clear = clear_pair_agreement(x, damage, gap, **boot)
         out[name] = ScorerResult(
-            name, kind, source, len(x), spearman_interval(x, damage, **boot),
+            name, kind, source, len(x), _guarded(spearman_interval(x, damage, **boot), len(x)),
             partial, top_of_list(x, damage, CURVE_FRACTIONS),
-            top_of_list_interval(x, damage, TOP_FRACTION, **boot),
-            clear_pair_agreement(x, damage, gap, **boot))
+            _guarded(top_of_list_interval(x, damage, TOP_FRACTION, **boot), len(x)),
+            replace(clear, share=_guarded(clear.share, len(x))))
     judges = [n for n in out if out[n].kind == "judge"]
     columns = [n for n in out if out[n].kind == "column"]
-    leads = tuple(Lead(j, c, spearman_difference(scores.values[j][keep], scores.values[c][keep], damage, **boot),
-                       top_of_list_difference(scores.values[j][keep], scores.values[c][keep], damage, TOP_FRACTION,
-                                              **boot))
+    n = len(damage)
+    leads = tuple(Lead(j, c, _guarded(spearman_difference(scores.values[j][keep], scores.values[c][keep], damage,
+                                                          **boot), n),
+                       _guarded(top_of_list_difference(scores.values[j][keep], scores.values[c][keep], damage,
+                                                       TOP_FRACTION, **boot), n))
                   for j in judges for c in columns)
     return EditStudy(panel, matrix.shape[1], int(keep.sum()), pool.n_unrated, int((~has).sum()),
                      int((has & failed).sum()), out, leads)
@@ -792,7 +851,7 @@ def _pair_study(pairs: Sequence[RatedPair], scores: _PairScores, names: Sequence
     codes = choice_codes(rows, chose) if rows else np.zeros((0, len(raters)), dtype=np.int64)  # type: ignore[arg-type]
     # ordinal values of the answers: a worse (0) < equal (1) < b worse (2)
     ordinal = np.where(codes == 0, 0.0, np.where(codes == 2, 1.0, np.where(codes == 1, 2.0, np.nan))).T
-    panel = _panel(ordinal.reshape(len(raters), len(pairs)), raters, min_share)
+    panel = _panel(ordinal.reshape(len(raters), len(pairs)), raters, min_share, "rated pairs")
     cols = list(panel.reliability.raters)
     choices = [[row[c] for c in cols] for row in rows]  # the panel's answers
     majority = strict_majority(choices, chose=chose) if choices else []  # type: ignore[arg-type]
@@ -806,10 +865,11 @@ def _pair_study(pairs: Sequence[RatedPair], scores: _PairScores, names: Sequence
     results, raw = [], []
     for pool, judge, mask in pools:
         maj = [m if inside else None for m, inside in zip(majority, mask)]
-        agree = {k: agreement(a[k], b[k], maj, **boot) for k in (*cer_names, *sem_names)}
+        n_maj = sum(m is not None for m in maj)
+        agree = {k: _guarded(agreement(a[k], b[k], maj, **boot), n_maj) for k in (*cer_names, *sem_names)}
         sub = [row for row, inside in zip(choices, mask) if inside]
         reader = reader_agreement(sub, chose=chose, **boot) if sub else Estimate(math.nan, math.nan, math.nan)  # type: ignore[arg-type]
-        results.append(PoolResult(pool, judge, int(mask.sum()), sum(m is not None for m in maj), agree, reader))
+        results.append(PoolResult(pool, judge, int(mask.sum()), n_maj, agree, _guarded(reader, len(sub))))
         for n, sem in zip(names, sem_names):
             if judge is not None and judge != n:
                 continue
@@ -822,9 +882,8 @@ def _pair_study(pairs: Sequence[RatedPair], scores: _PairScores, names: Sequence
 
 
 def _with_holm(m: Margin, p: float) -> Margin:
-    from dataclasses import replace
-
-    return replace(m, p_holm=p)
+    """The margin with its Holm-corrected p-value, and no interval on too few pairs (:func:`_guarded`)."""
+    return replace(m, p_holm=p, difference=_guarded(m.difference, m.n_pairs))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -840,7 +899,7 @@ def _transcription_study(rows: Sequence[RatedTranscription], names: Sequence[str
     raters = list(dict.fromkeys(r for t in rows for r, v in t.ratings.items() if v is not None))
     matrix = np.array([[math.nan if t.ratings.get(r) is None else t.ratings[r] for t in rows] for r in raters],
                       dtype=float).reshape(len(raters), len(rows))
-    panel = _panel(matrix, raters, min_share)
+    panel = _panel(matrix, raters, min_share, "rated transcriptions")
     sub = matrix[list(panel.reliability.raters)]
     has = (~np.isnan(sub)).any(axis=0) if len(sub) else np.zeros(len(rows), dtype=bool)
     values, info = _transcription_scores(rows, names, judges, store, unit, policy)
@@ -855,10 +914,13 @@ def _transcription_study(rows: Sequence[RatedTranscription], names: Sequence[str
     keep = has & ~failed & ~undefined
     mean = np.nanmean(sub[:, keep], axis=0) if keep.any() else np.zeros(0)
     against = f"semcer:{names[0]}" if names else None
-    out = {k: TranscriptionScorer(k, info[k], spearman_interval(v[keep], mean, **boot)) for k, v in values.items()}
+    n = int(keep.sum())
+    out = {k: TranscriptionScorer(k, info[k], _guarded(spearman_interval(v[keep], mean, **boot), n))
+           for k, v in values.items()}
     if against is not None and keep.any():
         conv = [f"cer:{c}" for c in CER_CONVENTIONS]
-        diffs = {k: spearman_difference(values[against][keep], values[k][keep], mean, **boot) for k in conv}
+        diffs = {k: _guarded(spearman_difference(values[against][keep], values[k][keep], mean, **boot), n)
+                 for k in conv}
         pvals = [spearman_difference_pvalue(values[against][keep], values[k][keep], mean,
                                             n_permutations=n_permutations, seed=boot["seed"]) for k in conv]
         finite = [p for p in pvals if not math.isnan(p)]

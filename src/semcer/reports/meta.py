@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from semcer.reports.text import safe, table
+from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS
 
 _DASH = "–"
 
@@ -29,13 +30,27 @@ def _interval(iv: Sequence[float] | None, digits: int = 2, scale: float = 1.0, s
     return f"[{fmt.format(scale * iv[0])}, {fmt.format(scale * iv[1])}]"
 
 
+_NO_CI = "(no CI)"
+_LEGEND = (f"{_NO_CI}: no interval, on fewer than {{min_items}} items or where under half the resamples define "
+           "the statistic; (k/B): the statistic was defined on only k of the B resamples")
+
+
+def _usable(e: dict[str, Any]) -> str:
+    """`` (no CI)`` for a value whose interval was withheld, `` (k/B)`` when some resamples were
+    undefined, else nothing (see :func:`semcer.api.meta._est`)."""
+    if e.get("no_interval"):
+        return f" {_NO_CI}"
+    r = e.get("resamples")
+    return f" ({r['usable']}/{r['drawn']})" if r and e.get("interval") and r["usable"] < r["drawn"] else ""
+
+
 def _est(e: dict[str, Any] | None, *, pct: bool = False) -> str:
-    """``0.712 [0.42, 0.88]`` (or a percentage), ``–`` when undefined."""
+    """``0.712 [0.42, 0.88]`` (or a percentage), ``–`` when undefined, marked by :func:`_usable`."""
     if e is None or e.get("value") is None:
         return _DASH
     if pct:
-        return f"{_pct(e['value'])} {_interval(e.get('interval'), 1, 100)}".rstrip()
-    return f"{e['value']:.3f} {_interval(e.get('interval'))}".rstrip()
+        return f"{_pct(e['value'])} {_interval(e.get('interval'), 1, 100)}".rstrip() + _usable(e)
+    return f"{e['value']:.3f} {_interval(e.get('interval'))}".rstrip() + _usable(e)
 
 
 def _excludes_zero(e: dict[str, Any] | None) -> bool:
@@ -60,7 +75,8 @@ def render_meta_eval(d: dict[str, Any]) -> str:
     if d.get("judges"):
         parts.append("judges: " + "; ".join(f"{safe(k)} = {safe(v)}" for k, v in d["judges"].items()))
     parts += [f"note: {safe(n)}" for n in d.get("notes", ())]
-    parts.append(f"{boot}, seed {s['seed']}")
+    marked = any(_NO_CI in p or "/" + str(s["n_boot"]) + ")" in p for p in parts)
+    parts.append(f"{boot}, seed {s['seed']}" + ("; " + _LEGEND.format(min_items=MIN_INTERVAL_ITEMS) if marked else ""))
     parts.append(d["levels"])
     return "\n\n".join(parts)
 
@@ -174,7 +190,7 @@ def _pairs_part(p: dict[str, Any] | None, s: dict[str, Any]) -> str:
             star = "*" if m["significant"] else ""
             mr.append([m["pool"].replace("_", "-"), m["scorer"], m["baseline"],
                        f"{_f(None if m['difference'] is None else 100 * m['difference'], 1, True)} "
-                       f"{_interval(m['interval'], 1, 100, True)}{star}".strip(),
+                       f"{_interval(m['interval'], 1, 100, True)}{star}".strip() + _usable(m),
                        _f(m["p_value"], 4), _f(m["p_value_holm"], 4)])
         lines += ["", f"margins: semCER's agreement minus each CER convention's, same pairs; * Holm-corrected p <= "
                       f"{1 - s['confidence']:.2g} over the {len(mr)} margins; near misses against {p['near_miss_against']}",

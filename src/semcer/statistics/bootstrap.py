@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -13,14 +13,31 @@ import numpy as np
 
 @dataclass(frozen=True, slots=True)
 class Estimate:
-    """A statistic with its percentile bootstrap interval ``[lo, hi]`` (NaN when undefined)."""
+    """A statistic with its percentile bootstrap interval ``[lo, hi]`` (NaN when undefined).
+
+    ``n_boot`` resamples were drawn and the statistic was defined on ``n_usable`` of them (both 0
+    when none was drawn); they are bookkeeping, left out of equality.
+    """
 
     value: float
     lo: float
     hi: float
+    n_boot: int = field(default=0, compare=False)
+    n_usable: int = field(default=0, compare=False)
 
     def __str__(self) -> str:
         return f"{self.value:.3f} [{self.lo:.3f}, {self.hi:.3f}]"
+
+
+#: Fewest items (pairs, transcriptions) meta-eval gives an interval on. A resample of n items holds about
+#: 0.63 n distinct ones: of 2 items, half the resamples repeat one item (Spearman undefined) and the
+#: rest give -1 or +1 only, so the percentile interval collapses onto the few values the statistic
+#: can take ([-1.00, -1.00]) and claims a certainty the panel does not have. From 5 items on a
+#: resample keeps 3 or more distinct items 9 times in 10, enough for ranks to vary.
+MIN_INTERVAL_ITEMS = 5
+#: Least share of the resamples that must define the statistic for an interval: below it the
+#: usable resamples are a biased remnant (those that happened to keep variation).
+MIN_USABLE_SHARE = 0.5
 
 
 def resample_counts(idx: np.ndarray, n: int) -> np.ndarray:
@@ -36,12 +53,13 @@ def percentile_estimate(value: float, boot: Any, confidence: float) -> Estimate:
     if boot is None or math.isnan(value):
         return Estimate(value, math.nan, math.nan)
     boot = np.asarray(boot, dtype=float)
+    drawn = len(boot)
     boot = boot[~np.isnan(boot)]
     if not len(boot):
-        return Estimate(value, math.nan, math.nan)
+        return Estimate(value, math.nan, math.nan, drawn, 0)
     alpha = (1.0 - confidence) / 2
     lo, hi = np.quantile(boot, [alpha, 1.0 - alpha])
-    return Estimate(value, float(lo), float(hi))
+    return Estimate(value, float(lo), float(hi), drawn, len(boot))
 
 
 #: Bootstrap count matrices are built this many entries at a time (about 32 MB of floats), so that
