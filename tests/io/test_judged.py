@@ -26,6 +26,17 @@ def test_jsonl_rows_carry_pair_distribution_and_line(student_rows):
     assert len({r.lang for r in student_rows}) >= 10
 
 
+def _context(row) -> EditContext:
+    """The edit of a training row, as the store keeps edits (the store refuses rows that are not
+    edits: units and positions must agree with the marked pair), from the labelled file's line."""
+    for line in TRAIN.read_text(encoding="utf-8").splitlines():
+        r = json.loads(line)
+        if (r["marked_ref"], r["marked_hyp"], r["lang"], r["op"]) == (row.marked_ref, row.marked_hyp, row.lang, row.op):
+            return EditContext(r["lang"], r["op"], r["ref_unit"], r["hyp_unit"], r["ref_pos"], r["hyp_pos"], r["ref"],
+                               r["hyp"], r["marked_ref"], r["marked_hyp"])
+    raise AssertionError(f"no line of {TRAIN} holds {row.marked_ref!r}")
+
+
 def test_store_parquet_and_jsonl_give_the_same_rows(tmp_path, student_rows):
     pytest.importorskip("pyarrow")
     subset = student_rows[:30]
@@ -33,7 +44,7 @@ def test_store_parquet_and_jsonl_give_the_same_rows(tmp_path, student_rows):
     with JudgedEditStore(store_path) as store:
         entries = []
         for r in subset:
-            ctx = EditContext(r.lang, r.op, "", "", 0, 0, "", "", r.marked_ref, r.marked_hyp)
+            ctx = _context(r)
             entries.append((JudgedEditStore.key("llm-test", ctx), "llm-test", ctx, Judgement(r.p)))
         store.put_many(entries)
         store.export_parquet(tmp_path / "judged.parquet")
@@ -47,8 +58,8 @@ def test_store_parquet_and_jsonl_give_the_same_rows(tmp_path, student_rows):
 def test_several_judges_need_a_choice(tmp_path, student_rows):
     path = tmp_path / "two.sqlite"
     with JudgedEditStore(path) as store:
+        ctx = _context(student_rows[0])
         for identity in ("judge-a", "judge-b"):
-            ctx = EditContext("en", "S", "", "", 0, 0, "", "", student_rows[0].marked_ref, student_rows[0].marked_hyp)
             store.put_many([(JudgedEditStore.key(identity, ctx), identity, ctx, Judgement(student_rows[0].p))])
     with pytest.raises(InputError, match="--judge"):
         load_judged_edits(path)

@@ -24,12 +24,12 @@ def _big_parquet(path, n):
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     refs = [f"w{i:06d}" for i in range(n)]
-    marked_ref = [f"{MARK_OPEN}{r}{MARK_CLOSE}" for r in refs]
+    marked_ref = [f"{r}{MARK_OPEN}a{MARK_CLOSE}" for r in refs]  # a real edit: unit 7 of each line
     marked_hyp = [f"{MARK_OPEN}x{MARK_CLOSE}"] * n
     keys = [edit_key(IMPORTED, content_key("en", "S", mr, mh)) for mr, mh in zip(marked_ref, marked_hyp)]
     table = pa.table({
-        "key": keys, "judge": [IMPORTED] * n, "lang": ["en"] * n, "op": ["S"] * n, "ref_unit": refs,
-        "hyp_unit": ["x"] * n, "ref_pos": [0] * n, "hyp_pos": [0] * n, "marked_ref": marked_ref,
+        "key": keys, "judge": [IMPORTED] * n, "lang": ["en"] * n, "op": ["S"] * n, "ref_unit": ["a"] * n,
+        "hyp_unit": ["x"] * n, "ref_pos": [7] * n, "hyp_pos": [0] * n, "marked_ref": marked_ref,
         "marked_hyp": marked_hyp, "p": [P] * n,
     })
     pq.write_table(table, path)

@@ -33,7 +33,8 @@ V1 = (
 def _long(i: int) -> EditContext:
     ref = f"Zeile {i}: " + "eine lange Zeile mit vielen Wörtern darin, " * 5
     mr, mh = ref.replace("lange", "l⟦a⟧nge", 1), ref.replace("lange", "l⟦o⟧nge", 1)
-    return EditContext("de", "S", "a", "o", 10, 10, ref, ref.replace("lange", "longe", 1), mr, mh)
+    pos = mr.index("⟦")  # code points, one unit each here
+    return EditContext("de", "S", "a", "o", pos, pos, ref, ref.replace("lange", "longe", 1), mr, mh)
 
 
 def _v1_row(judge: str, ctx: EditContext, p: tuple[float, ...]) -> tuple:

@@ -26,6 +26,7 @@ from semcer.store.sqlite import (
     SCHEMA_VERSION,
     JudgedEditStore,
     corrupt_message,
+    edit_problem,
     flags_from_text,
     flags_to_text,
 )
@@ -201,6 +202,8 @@ def _checked_rows(parquet: Any, columns: list[str], path: Any, now: float) -> It
 
 _REQUIRED_STRINGS = ("key", "judge", "lang", "op", "ref_unit", "hyp_unit", "marked_ref", "marked_hyp")
 _REQUIRED_INTS = ("ref_pos", "hyp_pos")
+#: The fields of :func:`semcer.store.sqlite.edit_problem`, in its order.
+_EDIT_FIELDS = ("lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos", "marked_ref", "marked_hyp")
 
 
 def _pyarrow() -> tuple[Any, Any]:
@@ -286,6 +289,9 @@ def _import_row(data: dict[str, list], i: int, row: int, path: Any, now: float) 
     key, judge = data["key"][i], data["judge"][i]
     if key != edit_key(judge, content_key(data["lang"][i], data["op"][i], data["marked_ref"][i], data["marked_hyp"][i])):
         raise bad("key does not match its judge, lang, op and marked pair")
+    problem = edit_problem(*(data[name][i] for name in _EDIT_FIELDS))
+    if problem:
+        raise bad(problem)
     edit_class = (data["edit_class"][i] if "edit_class" in data else None) or ""
     flags = (data["flags"][i] if "flags" in data else None) or []
     if any(f is None for f in flags):

@@ -35,11 +35,12 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from semcer.alignment.context import EditContext, content_key
+from semcer.alignment.context import MARK_CLOSE, MARK_OPEN, EditContext, content_key
 from semcer.errors import StoreError
 from semcer.judges.distribution import ONE_HOT_FLAG, Judgement, check_distribution
 from semcer.store.keys import edit_key
 from semcer.store.packing import pack_pair, unpack_pair
+from semcer.text.units import segment
 from semcer.version import __version__
 
 if TYPE_CHECKING:
@@ -176,7 +177,51 @@ def check_row(row: Sequence[Any]) -> str:
     key = edit_key(row[_I["judge"]], content_key(row[_I["lang"]], op, row[_I["marked_ref"]], row[_I["marked_hyp"]]))
     if row[0] != key:
         return "key does not match its judge, lang, op and marked pair"
-    return ""
+    return edit_problem(*row[_I["lang"]:_I["marked_hyp"] + 1])
+
+
+def edit_problem(lang: str, op: str, ref_unit: str, hyp_unit: str, ref_pos: int, hyp_pos: int,
+                 marked_ref: str, marked_hyp: str) -> str:
+    """Why these fields of a row (op S, D or I, already checked) are not one edit as
+    :func:`semcer.alignment.context.edit_contexts` builds it, or "" when they are.
+
+    A row whose key matches its content may still describe no edit (its key recomputed after a
+    forgery): no language, or a marked side without the edit's unit marked where the row says, which
+    a judge, a study or a report would then read wrongly or refuse. Each side must hold its unit
+    between ⟦ ⟧ after ``pos`` units (:func:`_mark_problem`); D has no unit on the output side and
+    I none on the reference side (an empty ⟦⟧ at the insertion point).
+    """
+    if not lang:
+        return "lang is empty"
+    return (_mark_problem("ref", marked_ref, ref_unit, ref_pos, op != "I")
+            or _mark_problem("hyp", marked_hyp, hyp_unit, hyp_pos, op != "D"))
+
+
+def _mark_problem(side: str, marked: str, unit: str, pos: int, present: bool) -> str:
+    """Why ``marked`` is not a line with ``unit`` between ⟦ ⟧ after ``pos`` units (``present``: the
+    edit has a unit on this side, else ``unit`` is empty and the mark an empty ⟦⟧), or "".
+
+    Units are counted as the contexts were cut (:func:`semcer.text.units.segment`): grapheme
+    clusters, or code points for a line scored with ``--unit codepoint``, which a row does not record,
+    so either count is taken. A line may hold ⟦ or ⟧ itself: the mark is the ⟦unit⟧ after ``pos``
+    units. Costs a search in the common case; a line is segmented only where a cluster spans code points.
+    """
+    if present != bool(unit):
+        return (f"{side}_unit is empty but the op has a unit on that side" if present else
+                f"{side}_unit is {unit[:24]!r}; the op leaves that side empty")
+    if present and len(unit) > 1 and len(segment(unit)) != 1:
+        return f"{side}_unit {unit[:24]!r} is not one unit"
+    if pos < 0:
+        return f"{side}_pos is {pos}, negative"
+    token = f"{MARK_OPEN}{unit}{MARK_CLOSE}"
+    at = marked.find(token)
+    if at < 0:
+        return f"marked_{side} does not hold the edit's mark {token[:26]!r}"
+    while at >= 0:
+        if at == pos or (at > pos and len(segment(marked[:at])) == pos):
+            return ""
+        at = marked.find(token, at + 1)
+    return f"marked_{side} does not hold the mark {token[:26]!r} at unit {pos}"
 
 
 def _type_problem(row: Sequence[Any]) -> str:
