@@ -224,3 +224,10 @@ def test_inputs_that_cannot_be_paired_in_order_are_refused(refs, hyps, why):
 
 def test_any_ordered_iterable_still_pairs_in_order():
     assert semcer.evaluate(("abc", "xy"), iter(["abd", "xy"])).corpus.cer == 1 / 5
+
+
+def test_a_store_without_a_judge_is_refused(tmp_path):
+    """The store keeps judged edits; without a judge it was silently left unused (and not created)."""
+    with pytest.raises(semcer.InputError, match=r"^store= keeps judged edits: give a judge too, or leave the store out$"):
+        semcer.evaluate(["abc"], ["abd"], store=tmp_path / "s.sqlite")
+    assert not (tmp_path / "s.sqlite").exists()

@@ -47,6 +47,8 @@ def test_a_bad_context_window_is_a_judge_error(tmp_path):
      "--quiet and --verbose contradict each other: give one of them"),
     (["compare", "nope/r.jsonl", "nope/a.jsonl", "nope/b.jsonl", "-q", "-v"],
      "--quiet and --verbose contradict each other: give one of them"),
+    (["compare", "nope/r.jsonl", "nope/a.jsonl", "nope/b.jsonl", "--no-judge", "--store", "s.sqlite"],
+     "--store keeps judged edits, and --no-judge judges none: leave one of them out"),
     (["report", "nope/r.jsonl", "nope/a.jsonl", "nope/b.jsonl", "--workers", "2", "--html", "r.html"],
      "--workers, --engine ray and --ray-address run the streamed scoring of one system with a judge; with "
      "--no-judge, several systems or a SCORE.json nothing is streamed: leave them out"),

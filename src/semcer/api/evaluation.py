@@ -104,6 +104,8 @@ def evaluate(
     """
     check_unit(unit)
     check_empty_ref(empty_ref)
+    if store is not None and judge is None:
+        raise InputError("store= keeps judged edits: give a judge too, or leave the store out")
     pol = get_policy(policy)
     pairs, unmatched_ids, provenance, reading = _as_pairs(references, hypotheses, docs, langs, unmatched)
     if not pairs:

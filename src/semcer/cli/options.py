@@ -338,6 +338,8 @@ USAGE_RULES: tuple[tuple[Callable[[argparse.Namespace], bool], str], ...] = (
      "--tokenizer chooses the words of --wer: give --wer too"),
     (lambda a: _on(a, "quiet") and _on(a, "verbose"),
      "--quiet and --verbose contradict each other: give one of them"),
+    (lambda a: _on(a, "store") and _on(a, "no_judge"),
+     "--store keeps judged edits, and --no-judge judges none: leave one of them out"),
     (lambda a: _on(a, "work_dir") and not _scores_one_system_with_a_judge(a),
      "--work-dir resumes the streamed scoring of one system with a judge; with --no-judge, several systems or "
      "a SCORE.json nothing is streamed: leave it out"),
