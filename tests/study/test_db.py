@@ -149,3 +149,8 @@ def test_a_skipped_first_showing_holds_its_repeat_back(study):
         db.rate("ana", nxt[1], level=len(served) % 5)
     assert served.index(Slot(repeated, 0)) < served.index(Slot(repeated, 1))
     assert len(served) == len(schedule) - first_pos  # every slot served once, none lost
+    # the done page's "review your last answer" is the last slot answered, not the last position
+    assert db.last_answered("ana") == next(p for p, s in schedule.items() if s == served[-1])
+    db.rate("ana", schedule[0], level=3, revise=True)  # a revision is the latest answer
+    assert db.last_answered("ana") == 0
+    assert db.last_answered("ben") is None

@@ -237,6 +237,14 @@ class StudyDB:
             row = conn.execute(sql, (reader,)).fetchone()
         return None if row is None else (int(row[0]), Slot(row[1], int(row[2])))
 
+    def last_answered(self, reader: str) -> int | None:
+        """The position of the reader's most recent answer (a revision counts), or None before any."""
+        sql = ("SELECT s.pos FROM slots s JOIN ratings r ON r.reader = s.reader AND r.item = s.item AND r.rep = s.rep "
+               "WHERE s.reader = ? ORDER BY r.updated DESC, r.rowid DESC LIMIT 1")
+        with self._connect() as conn:
+            row = conn.execute(sql, (reader,)).fetchone()
+        return None if row is None else int(row[0])
+
     def slot(self, reader: str, pos: int) -> Slot | None:
         with self._connect() as conn:
             row = conn.execute("SELECT item, rep FROM slots WHERE reader = ? AND pos = ?", (reader, pos)).fetchone()

@@ -193,7 +193,8 @@ class StudyApp:
         else:
             found = self.db.next_slot(reader)
             if found is None:
-                return pages.done_page(reader, csrf, progress.slots, progress.slots - 1)
+                last = self.db.last_answered(reader)
+                return pages.done_page(reader, csrf, progress.slots, progress.slots - 1 if last is None else last)
             pos, slot = found
         item = self.db.item(slot.item)
         return pages.rate_page(reader, csrf, item, pos, progress.done, progress.slots, self.db.rating(reader, slot))
