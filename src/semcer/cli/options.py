@@ -361,6 +361,8 @@ def check_usage(args: argparse.Namespace) -> None:
     for refused, why in USAGE_RULES:
         if refused(args):
             raise SemcerError(why)
+    if not any(was_given(args, dest) for dest in PAGE_ONLY):
+        return  # nothing to check: the inputs' first bytes are not read for it
     inputs = input_paths(args)
     if inputs:
         known = [_page_file(path, fmt) for path, fmt in inputs]

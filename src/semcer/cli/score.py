@@ -180,7 +180,7 @@ def _run_whole(args: argparse.Namespace, paired: Any, steps: Steps) -> int:
 
 def _emit_score(args: argparse.Namespace, result: Any, blocks: dict[str, Any], extra: str, *,
                 top: Sequence[Any] | None, digest: Any = None) -> None:
-    by = tuple(args.by or ())
+    by, failures = tuple(args.by or ()), failure_note(result.judge_summary)
     if args.json:
         payload = {**result.to_dict(lines=args.lines, by=by), **blocks}
         if args.spans and digest is not None:
@@ -194,12 +194,11 @@ def _emit_score(args: argparse.Namespace, result: Any, blocks: dict[str, Any], e
         if args.top > 0 and top:
             text += "\n\n" + (render_top_edits(top) if args.by_edit else render_top_spans(top))
             text += "\n" + LEVEL_LEGEND
-        failures = failure_note(result.judge_summary)
         if failures:
             text += f"\n\nwarning: {failures}"
         emit(text, args.output)
-    if (args.json or args.output) and failure_note(result.judge_summary):  # the terminal shows nothing else of it
-        print(f"semcer: warning: {failure_note(result.judge_summary)}", file=sys.stderr)
+    if failures and (args.json or args.output):  # the terminal shows nothing else of it
+        print(f"semcer: warning: {failures}", file=sys.stderr)
 
 
 def failure_note(summary: dict[str, Any]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import socket
 import sys
 from collections import Counter
@@ -201,20 +202,14 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _listening(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port`` and listening, or a one-line error (a port in use, an address
-    this machine does not have)."""
+    """A socket bound to ``host:port`` and listening (``socket.create_server``: SO_REUSEADDR, as
+    uvicorn binds), or a one-line error (a port in use, an address this machine does not have)."""
     try:
         family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock = socket.create_server((host, port), family=family, backlog=2048)
     except OSError as exc:
-        raise SemcerError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((host, port))
-        sock.listen(2048)
-    except OSError as exc:
-        sock.close()
-        raise SemcerError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        why = os.strerror(exc.errno) if exc.errno else str(exc)  # create_server adds the address to strerror
+        raise SemcerError(f"cannot listen on {host}:{port}: {why}") from None
     sock.set_inheritable(True)
     return sock
 
