@@ -38,12 +38,15 @@ def test_judge_eval_json_matches_direct_computation(tmp_path):
     want = spearman([sev[i] for i in small], [labels[i].severity for i in small])
     assert abs(pooled["spearman"]["value"] - want) < 1e-12
     assert pooled["spearman"]["lo"] <= want <= pooled["spearman"]["hi"]
+    assert d["signature"].startswith(f"eval:judge|judge:{d['judge']}|boot:50|seed:0|")
+    assert d["signature_fields"]["judge"] == d["judge"] and d["judge"].startswith("rubric-")
 
 
 def test_judge_eval_table_and_bad_file(tmp_path):
     p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", DEV, "--n-boot", "20", "--by", "class"],
                        capture_output=True, text=True)
     assert p.returncode == 0 and "| edit class |" in p.stdout and "**all**" in p.stdout
+    assert p.stdout.rstrip().splitlines()[-1].startswith("signature: eval:judge|judge:compact-")
     p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", DEV, "--n-boot", "20"], capture_output=True, text=True)
     assert p.returncode == 0 and "| *small languages pooled* | 388 |" in p.stdout and "| th | 29 |" in p.stdout
     bad = tmp_path / "bad.jsonl"

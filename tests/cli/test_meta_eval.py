@@ -50,7 +50,10 @@ def test_tables_and_legend():
     assert "within edit_class" in out and "within mode" in out and "column:severity" in out
     assert "normalization-proof (rubric)" in out and "margins:" in out
     assert "== language de ==" in out
-    assert out.rstrip().splitlines()[-1].startswith("levels: 0 cosmetic · 1 non-word")
+    *_, levels, _, signature = out.rstrip().splitlines()
+    assert levels.startswith("levels: 0 cosmetic · 1 non-word")
+    assert signature.startswith("signature: eval:meta|judges:rubric=rubric-") and "|columns:severity|" in signature
+    assert "|bands:edit_class,mode|" in signature and "|boot:50|seed:4|" in signature and "|perm:200|" in signature
 
 
 def test_default_judge_is_compact_and_help_documents_the_formats():

@@ -84,6 +84,7 @@ from semcer.io.ratings import (
 )
 from semcer.judges.base import JudgeBase
 from semcer.judges.rubric.classes import edit_class
+from semcer.metrics.signature import MethodSignature, unicode_field
 from semcer.statistics.agreement import MIN_SHARE, Reliability, reader_reliability
 from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS, MIN_USABLE_SHARE, Estimate
 from semcer.statistics.correlation import (
@@ -112,6 +113,7 @@ from semcer.statistics.ranking import (
     top_of_list_interval,
 )
 from semcer.store.cached import judge_cached
+from semcer.text.policy import get_policy
 from semcer.text.units import Unit, check_unit
 
 #: The paper's five cumulative CER conventions (Table 7), as semcer's policy presets.
@@ -327,13 +329,29 @@ class MetaEvaluation:
     transcriptions: TranscriptionStudy | None = None
 
     @property
+    def signature(self) -> MethodSignature:
+        """What the numbers depend on besides the ratings: the scorers, how the panel was formed,
+        the bands, the bootstrap and permutations, the text policy and units of the pairs' and
+        transcriptions' CER and semCER, the Unicode versions, the semcer version."""
+        s = self.settings
+        return MethodSignature("meta", (
+            ("judges", ",".join(f"{k}={v}" for k, v in self.judges.items()) or "none"),
+            ("columns", ",".join(s["score_columns"]) or "none"), ("bands", ",".join(s["bands"])),
+            ("panel", f"{s['min_rater_share']:g}"), ("gap", f"{s['clear_gap']:g}"),
+            ("near-miss", s["near_miss_against"]), ("chose", s["chose"]), ("boot", str(s["n_boot"])),
+            ("seed", str(s["seed"])), ("conf", f"{s['confidence']:g}"), ("perm", str(s["n_permutations"])),
+            ("unit", s["unit"]), ("policy", f"{s['policy']}#{get_policy(s['policy']).hash}"),
+            ("unicode", unicode_field(True, True))))
+
+    @property
     def failures(self) -> int:
         """Items and pairs left out because a judge failed on them."""
         return ((self.edits.n_failed if self.edits else 0) + (self.pairs.n_failed if self.pairs else 0)
                 + (self.transcriptions.n_failed if self.transcriptions else 0))
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"levels": LEVELS_LEGEND}
+        sig = self.signature
+        out: dict[str, Any] = {"signature": str(sig), "signature_fields": sig.fields(), "levels": LEVELS_LEGEND}
         if self.edits is not None:
             out.update(self.edits.to_dict())
         else:
@@ -427,7 +445,8 @@ def meta_eval(
         names, judge_list = _judge_names(judges), list(judges)
     settings = {"min_rater_share": min_rater_share, "clear_gap": clear_gap, "bands": list(bands),
                 "n_boot": n_boot, "n_permutations": n_permutations, "seed": seed, "confidence": confidence,
-                "unit": unit, "policy": policy or "nfc", "cer_conventions": list(CER_CONVENTIONS)}
+                "unit": unit, "policy": policy or "nfc", "cer_conventions": list(CER_CONVENTIONS),
+                "score_columns": list(score_columns), "near_miss_against": near_miss_against, "chose": chose}
     notes: list[str] = []
     with contextlib.ExitStack() as stack:
         opened = [stack.enter_context(opened_judge(j)) for j in judge_list]

@@ -81,5 +81,6 @@ def run(args: argparse.Namespace) -> int:
         head = (f"judge {judge.identity} on {args.labelled} ({len(labels)} edits; {boot}; "
                 "clear pairs: label gap >= 0.5, ties count as misses)\n")
         extra = f"\n{report.n_failed} edit(s) the judge failed on are left out." if report.n_failed else ""
-        emit(head + "\n" + render_judge_eval(report, args.by) + extra, args.output)
+        sig = f"\n\nsignature: {report.signature(judge.identity)}"
+        emit(head + "\n" + render_judge_eval(report, args.by) + extra + sig, args.output)
     return 0

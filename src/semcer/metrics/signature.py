@@ -10,6 +10,12 @@ of default settings has none of them (``unmatched:drop`` or ``unmatched:empty`` 
 paired under that ``--unmatched`` policy, whether or not an id was unmatched, on every kind of
 input; then how page files were read: :func:`semcer.io.pairing.reading_fields`); then those of a
 comparison (how it resampled).
+
+:class:`MethodSignature` is the signature of a measurement of scorers against labels or readers
+(``semcer judge-eval``, ``semcer meta-eval``): which judges, how the intervals were drawn and how
+the panel was formed, so that two such numbers are comparable only when their signatures are equal::
+
+    eval:judge|judge:compact-1.0+...|boot:1000|seed:0|conf:0.95|gap:0.5|unit:grapheme|unicode:nfc-14.0.0,seg-18.0|semcer:0.1.0
 """
 
 from __future__ import annotations
@@ -46,6 +52,17 @@ def _split(text: str) -> list[str]:
         k += 1
     parts.append("".join(cur))
     return parts
+
+
+def _unicode_value(normalizer: str, segmenter: str) -> str:
+    return f"nfc-{normalizer},seg-{segmenter}"
+
+
+def unicode_field(normalizer: bool, segmenter: bool) -> str:
+    """The ``unicode`` field of a measurement: the Unicode versions of the normalizer and of the
+    grapheme segmenter, ``n/a`` for one it does not use."""
+    uv = unicode_versions()
+    return _unicode_value(uv["normalizer"] if normalizer else "n/a", uv["segmenter"] if segmenter else "n/a")
 
 
 @dataclass(frozen=True)
@@ -115,7 +132,7 @@ class Signature:
         if self.judge:
             parts.append(("judge", self.judge))
         parts += list(self.extras)
-        parts.append(("unicode", f"nfc-{self.normalizer_unicode},seg-{self.segmenter_unicode}"))
+        parts.append(("unicode", _unicode_value(self.normalizer_unicode, self.segmenter_unicode)))
         parts.append(("semcer", self.version))
         return "|".join(f"{k}:{_escape(v)}" for k, v in parts)
 
@@ -140,3 +157,21 @@ class Signature:
         return cls(fields["unit"], name, policy_hash, fields["empty"], fields["agg"],
                    fields.get("judge"), nfc.removeprefix("nfc-"), seg.removeprefix("seg-"), fields["semcer"],
                    tuple(extras))
+
+
+@dataclass(frozen=True)
+class MethodSignature:
+    """How scorers were measured against labels or readers (``kind``: ``judge`` for judge-eval,
+    ``meta`` for meta-eval): its ``key:value`` fields in order, then the semcer version. Escaped as
+    :class:`Signature` is; :meth:`fields` is its JSON form."""
+
+    kind: str
+    items: tuple[tuple[str, str], ...]
+    version: str = __version__
+
+    def fields(self) -> dict[str, str]:
+        return {"eval": self.kind, **dict(self.items), "version": self.version}
+
+    def __str__(self) -> str:
+        parts = [("eval", self.kind), *self.items, ("semcer", self.version)]
+        return "|".join(f"{k}:{_escape(v)}" for k, v in parts)

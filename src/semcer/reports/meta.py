@@ -78,6 +78,7 @@ def render_meta_eval(d: dict[str, Any]) -> str:
     marked = any(_NO_CI in p or "/" + str(s["n_boot"]) + ")" in p for p in parts)
     parts.append(f"{boot}, seed {s['seed']}" + ("; " + _LEGEND.format(min_items=MIN_INTERVAL_ITEMS) if marked else ""))
     parts.append(d["levels"])
+    parts.append(f"signature: {safe(d['signature'])}")
     return "\n\n".join(parts)
 
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from semcer.judges.distribution import Judgement
+from semcer.metrics.signature import MethodSignature, unicode_field
 from semcer.statistics.bootstrap import Estimate, percentile_estimate, resample_counts
 from semcer.statistics.correlation import spearman_rows
 from semcer.text.script import base_lang
@@ -83,9 +84,19 @@ class JudgeEvalReport:
     #: languages are present two or more.
     pooled: dict[str, GroupStats] = field(default_factory=dict)
 
+    def signature(self, judge_identity: str) -> MethodSignature:
+        """What the numbers depend on besides the labels: the judge, the bootstrap, the units the
+        labels' positions count (graphemes) and the Unicode versions, the semcer version."""
+        return MethodSignature("judge", (
+            ("judge", judge_identity), ("boot", str(self.n_boot)), ("seed", str(self.seed)),
+            ("conf", f"{self.confidence:g}"), ("gap", f"{CLEAR_GAP:g}"), ("unit", "grapheme"),
+            ("unicode", unicode_field(True, True))))
+
     def to_dict(self, judge_identity: str, labels: str) -> dict[str, Any]:
         """The JSON shape of ``semcer judge-eval --json`` (undefined values, NaN here, are None)."""
-        return {"judge": judge_identity, "labels": labels, "n": self.overall.n + self.n_failed,
+        sig = self.signature(judge_identity)
+        return {"signature": str(sig), "signature_fields": sig.fields(),
+                "judge": judge_identity, "labels": labels, "n": self.overall.n + self.n_failed,
                 "n_failed": self.n_failed, "n_boot": self.n_boot, "seed": self.seed,
                 "overall": _group_dict(self.overall),
                 "by_lang": {k: _group_dict(v) for k, v in self.by_lang.items()},
