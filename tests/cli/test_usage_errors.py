@@ -89,6 +89,25 @@ def test_page_options_without_a_page_file_are_refused(tmp_path, capsys, command,
     assert not (tmp_path / "r.html").exists()
 
 
+KEEP_GOING = ("--keep-going applies to folders of pages (a malformed page is listed and the others scored), and no "
+              "input is a folder: leave it out")
+
+
+@pytest.mark.parametrize("command", ["cer", "score", "compare"])
+def test_keep_going_without_a_folder_is_refused(tmp_path, capsys, command):
+    from semcer.cli import main
+
+    ref, hyp = tmp_path / "r.jsonl", tmp_path / "h.jsonl"
+    ref.write_text('{"id": "1", "text": "abc"}\n')
+    hyp.write_text('{"id": "1", "text": "abd"}\n')
+    hyps = [str(hyp), str(hyp)] if command == "compare" else [str(hyp)]
+    assert main([command, str(ref), *hyps, "--keep-going"]) == 2  # before any scoring
+    assert capsys.readouterr().err == f"semcer: error: {KEEP_GOING}\n"
+    (tmp_path / "R").mkdir()
+    (tmp_path / "R" / "1.txt").write_text("abc\n")  # one folder is enough: its pages are read on
+    assert main(["cer", str(tmp_path / "R"), str(tmp_path / "R"), "--keep-going", "--json"]) == 0
+
+
 def test_page_options_are_refused_once_a_directory_or_stdin_is_read(tmp_path, capsys, monkeypatch):
     # A directory of .txt pages (or standard input) is known not to be page files only once read:
     # refused then, before scoring.

@@ -8,6 +8,7 @@ The judge options are one set for every subcommand that judges (``score``, ``jud
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Callable, Iterable
@@ -361,9 +362,12 @@ def check_usage(args: argparse.Namespace) -> None:
     for refused, why in USAGE_RULES:
         if refused(args):
             raise SemcerError(why)
+    inputs = input_paths(args)
+    if getattr(args, "keep_going", False) and inputs and not any(_folder(path) for path, _ in inputs):
+        raise SemcerError("--keep-going applies to folders of pages (a malformed page is listed and the others "
+                          "scored), and no input is a folder: leave it out")
     if not any(was_given(args, dest) for dest in PAGE_ONLY):
         return  # nothing to check: the inputs' first bytes are not read for it
-    inputs = input_paths(args)
     if inputs:
         known = [_page_file(path, fmt) for path, fmt in inputs]
         if None not in known:
@@ -378,6 +382,15 @@ def input_paths(args: argparse.Namespace) -> list[tuple[str, str | None]]:
     both = getattr(args, "format", None)
     ref_format, hyp_format = getattr(args, "ref_format", None) or both, getattr(args, "hyp_format", None) or both
     return [(refs, ref_format), *((h, hyp_format) for h in ([hyps] if isinstance(hyps, str) else hyps or []))]
+
+
+def _folder(path: str) -> bool:
+    """Whether ``path`` names a folder; a path that cannot be looked at counts as one (the reader
+    then says what is wrong with it)."""
+    try:
+        return path != STDIN and (os.path.isdir(path) or not os.path.exists(path))
+    except (OSError, ValueError):
+        return True
 
 
 def _page_file(path: str, forced: str | None) -> bool | None:
