@@ -34,6 +34,15 @@ def test_shortcut_is_exact(text):
 
 def test_cr_lf_is_one_grapheme():
     assert list(units.segment("a\r\nb")) == ["a", "\r\n", "b"]
+    assert units.graphemes("a\r\nb") == ("a", "\r\n", "b")  # an ASCII line too (it was cut in two here)
+
+
+@settings(max_examples=500)
+@given(st.one_of(mixed, st.text(st.sampled_from("ab \r\n"), max_size=12)))
+def test_graphemes_are_the_alignment_units(text):
+    # the judges' line layout (graphemes) and the alignment (segment) must count the same units
+    units.graphemes.cache_clear()
+    assert units.graphemes(text) == tuple(regex.findall(r"\X", text)) == tuple(units.segment(text))
 
 
 def test_alignable_pair_aligns_clusters_as_atoms():

@@ -129,7 +129,8 @@ def unicode_versions() -> dict[str, str]:
 
 @cache(maxsize=LINE_CACHE)
 def graphemes(text: str) -> tuple[str, ...]:
-    """The clusters of ``text`` as a tuple (cached: a line is shared by all of its edits)."""
-    if text.isascii():
+    """The clusters of ``text`` as a tuple (cached: a line is shared by all of its edits); the units
+    :func:`segment` gives (``\\r\\n`` is one cluster, ASCII or not)."""
+    if text.isascii() and "\r" not in text:
         return tuple(text)
     return tuple(clusters(text))
