@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import zlib
 from pathlib import Path
 
 import pytest
@@ -147,8 +148,8 @@ except ImportError:  # no C compiler at install time: the Python lookup alone is
 def test_the_c_lookup_hashes_as_zlib_does(words):
     """The C lookup's crc32 is zlib's: a table of these words finds each of them, also when the
     slots are few (every word in one slot: the C loop over a slot's keys) and with surrogates."""
-    entries = {w: i for i, w in enumerate(dict.fromkeys(words)) if w}
-    words += ["\udc80", "\ud800x", "é" * 300]
+    entries = {w: i for i, w in enumerate(dict.fromkeys([*words, "ü" * 400])) if w}  # a slot of over 512 bytes too
+    words += ["\udc80", "\ud800x", "é" * 300, "ü" * 400]
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "t.lex"
         path.write_bytes(encode_table(entries, {"source": "test"}))
@@ -171,6 +172,25 @@ def test_a_table_cut_after_it_was_opened_is_an_error_not_an_answer(tmp_path):
         with pytest.raises(OSError, match="the file ends"):
             for i in range(2000):  # some of these read past the cut
                 lookup(f"w{i}")
+
+
+def test_a_slot_index_that_runs_backwards_is_refused_even_with_its_crc(tmp_path):
+    """The lookups trust the slot index once the table is open: a file whose index decreases (or does
+    not end at the records' end) is refused although its CRC was recomputed to match."""
+    good = encode_table({f"w{i}": i for i in range(64)}, {"source": "test"})
+    n_keys, n_slots, meta_len, _, start = lexicon_store._layout(good, len(good))
+    index = bytearray(good[start : start + 4 * (n_slots + 1)])
+    index[4:8], index[8:12] = index[8:12], index[4:8]  # slots 1 and 2 swapped: the index decreases
+    forged = bytearray(good[:start] + bytes(index) + good[start + len(index):])
+    body = bytes(forged[lexicon_store._HEADER.size:])
+    forged[:lexicon_store._HEADER.size] = lexicon_store._HEADER.pack(
+        lexicon_store.MAGIC, lexicon_store.FORMAT_VERSION, n_keys, n_slots, len(good) - start - len(index), meta_len,
+        zlib.crc32(body))
+    assert index != good[start : start + len(index)] and decode_table(bytes(forged), {"source": "test"}) is None
+    (tmp_path / "t.lex").write_bytes(bytes(forged))
+    assert lexicon_store._open_file(tmp_path / "t.lex", {"source": "test"}) is None
+    (tmp_path / "t.lex").write_bytes(good)
+    assert lexicon_store._open_file(tmp_path / "t.lex", {"source": "test"}).get("w63") == 63
 
 
 def test_pure_python_turns_the_c_lookup_off(monkeypatch):

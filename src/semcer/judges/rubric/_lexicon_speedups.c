@@ -5,12 +5,11 @@
  * layout(): a line's unit kinds, word runs, number runs and offsets, lexicon.line_info's loops.
  *
  * get():
- * It does what FileTable._python_get does, in the same order and with the same reads of the
- * same file (the format is described in lexicon_store.py): the key is the word's UTF-8 bytes
- * (surrogatepass), its slot crc32(key) & mask (the crc32 of zlib, computed here from its
- * polynomial), then the slot's two bounds, the offsets of the slot's keys, their bytes and, on a
- * match, the value. Optional: without it (no compiler at install time, or SEMCER_PURE_PYTHON=1)
- * the Python method runs. tests/judges/rubric/test_lexicon_store.py checks that both answer alike.
+ * It does what FileTable._python_get does, with the same read of the same file (the format is
+ * described in lexicon_store.py): the key is the word's UTF-8 bytes (surrogatepass), its slot
+ * crc32(key) & mask (the crc32 of zlib, computed here from its polynomial), the slot's bounds from
+ * the slot index the table keeps, then one read of the slot's records, scanned for the key.
+ * tests/judges/rubric/test_lexicon_store.py checks that both answer alike.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -70,67 +69,58 @@ read_at(int fd, void *buf, size_t n, long long at)
     return 0;
 }
 
-/* get(fd, word, mask, at_starts, at_offsets, at_values, at_blob) -> value, or -1 when absent. */
+/* get(fd, word, mask, index, at_records) -> value, or -1 when absent. `index` is the table's slot
+ * index (the bytes of uint32 starts[n_slots + 1], checked when the table was opened: it starts at 0
+ * and never decreases), `at_records` where the records begin in the file. */
 static PyObject *
 get(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "get: 7 arguments expected");
+    if (nargs != 5 || !PyUnicode_Check(args[1]) || !PyBytes_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "get: (fd, word str, mask, index bytes, at_records) expected");
         return NULL;
     }
-    if (!PyUnicode_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "get: the word must be a str");
-        return NULL;
-    }
-    long long at[4];
     int fd = (int)PyLong_AsLong(args[0]);
     unsigned long long mask = PyLong_AsUnsignedLongLong(args[2]);
-    for (int k = 0; k < 4; k++)
-        at[k] = PyLong_AsLongLong(args[3 + k]);
+    long long at_records = PyLong_AsLongLong(args[4]);
     if (PyErr_Occurred())
         return NULL;
+    const unsigned char *index = (const unsigned char *)PyBytes_AS_STRING(args[3]);
+    if ((unsigned long long)PyBytes_GET_SIZE(args[3]) < 4 * (mask + 2)) {
+        PyErr_SetString(PyExc_ValueError, "get: the index is shorter than the mask says");
+        return NULL;
+    }
 
     PyObject *key_obj = PyUnicode_AsEncodedString(args[1], "utf-8", "surrogatepass");
     if (key_obj == NULL)
         return NULL;
-    const unsigned char *key = (const unsigned char *)PyBytes_AS_STRING(key_obj);
+    const char *key = PyBytes_AS_STRING(key_obj);
     Py_ssize_t key_len = PyBytes_GET_SIZE(key_obj);
-    uint32_t slot = crc32_of(key, key_len) & (uint32_t)mask;
-
+    uint32_t slot = crc32_of((const unsigned char *)key, key_len) & (uint32_t)mask;
+    uint32_t first = le32(index + 4 * (size_t)slot), end = le32(index + 4 * ((size_t)slot + 1));
     long result = -1;
-    int failed = 1;
-    unsigned char bounds[8], small[4 * 17], *offs = small, *keys = NULL;
-    if (read_at(fd, bounds, 8, at[0] + 4LL * slot) < 0)
-        goto out;
-    uint32_t first = le32(bounds), end = le32(bounds + 4);
-    size_t n = end > first ? end - first : 0;
-    if (n + 1 > 17 && (offs = PyMem_Malloc(4 * (n + 1))) == NULL) {
-        PyErr_NoMemory();
-        goto out;
+    if (end <= first) {
+        Py_DECREF(key_obj);
+        return PyLong_FromLong(result);
     }
-    if (n && read_at(fd, offs, 4 * (n + 1), at[1] + 4LL * first) < 0)
-        goto out;
-    uint32_t base = n ? le32(offs) : 0, total = n ? le32(offs + 4 * n) - base : 0;
-    if ((keys = PyMem_Malloc(total ? total : 1)) == NULL) {
-        PyErr_NoMemory();
-        goto out;
+    size_t n = end - first;
+    unsigned char small[512], *records = small;
+    if (n > sizeof small && (records = PyMem_Malloc(n)) == NULL) {
+        Py_DECREF(key_obj);
+        return PyErr_NoMemory();
     }
-    if (n && read_at(fd, keys, total, at[3] + base) < 0)
-        goto out;
-    failed = 0;
-    for (size_t k = 0; k < n; k++) {
-        uint32_t a = le32(offs + 4 * k) - base, b = le32(offs + 4 * (k + 1)) - base;
-        if ((Py_ssize_t)(b - a) == key_len && memcmp(keys + a, key, (size_t)key_len) == 0) {
-            unsigned char value[2];
-            failed = read_at(fd, value, 2, at[2] + 2LL * (first + k)) < 0;
-            result = (long)value[0] | ((long)value[1] << 8);
+    int failed = read_at(fd, records, n, at_records + (long long)first) < 0;
+    for (size_t at = 0; !failed && at + 4 <= n;) {
+        size_t length = (size_t)records[at] | ((size_t)records[at + 1] << 8);
+        long value = (long)records[at + 2] | ((long)records[at + 3] << 8);
+        at += 4;
+        if (length == (size_t)key_len && at + length <= n && memcmp(records + at, key, length) == 0) {
+            result = value;
             break;
         }
+        at += length;
     }
-out:
-    PyMem_Free(keys);
-    if (offs != small)
-        PyMem_Free(offs);
+    if (records != small)
+        PyMem_Free(records);
     Py_DECREF(key_obj);
     return failed ? NULL : PyLong_FromLong(result);
 }
@@ -261,7 +251,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"get", (PyCFunction)(void (*)(void))get, METH_FASTCALL,
-     "get(fd, word, mask, at_starts, at_offsets, at_values, at_blob): the value of word, or -1."},
+     "get(fd, word, mask, index, at_records): the value of word, or -1."},
     {"layout", (PyCFunction)(void (*)(void))layout, METH_FASTCALL,
      "layout(units, codes, kind_of_code, word_mask): (kinds, word_run, num_run, has_digit, offsets)."},
     {NULL, NULL, 0, NULL},

@@ -9,29 +9,32 @@ word -> Zipf list with two decimals fits (:func:`value_of_zipf`: ``v = round((9 
                lambda: ({word: value_of_zipf(z) for word, z in pairs}, {}))
 
 and :meth:`Table.get` then answers its lookups (-1 for a word it does not hold).
-Lookups read the file where it lies (:class:`FileTable`: a few ``pread`` calls of a few bytes each,
-no copy of the table in the process), so every worker process that opens the same file shares the
-kernel's cached pages of it, and a process only opens the tables of the languages it meets. The file
-is read, not memory-mapped: a mapping of a table would count every page a lookup touched in the
-process's resident memory (the kernel maps 64 KB around each touched page), and a few hundred
-lookups touch most of a table, some 70 MB over the tables of 13 languages.
+Lookups read the file where it lies (:class:`FileTable`: one ``pread`` of a few dozen bytes, no copy
+of the table in the process but its slot index, about one byte per word), so every worker process
+that opens the same file shares the kernel's cached pages of it, and a process only opens the
+tables of the languages it meets. The file is read, not memory-mapped: a mapping of a table would
+count every page a lookup touched in the process's resident memory (the kernel maps 64 KB around
+each touched page), and a few hundred lookups touch most of a table, some 70 MB over the tables of
+13 languages.
 
 File format (version :data:`FORMAT_VERSION`, all integers little-endian)::
 
-    offset 0   header  "<8sIIIIII": MAGIC, format version, n_keys, n_slots, blob_len,
+    offset 0   header  "<8sIIIIII": MAGIC, format version, n_keys, n_slots, records_len,
                                      meta_len, crc32 of everything after the header
     then       meta    meta_len bytes of UTF-8 JSON (what the table was built from, e.g.
                        {"source": "wordfreq", "version": "3.1.1", "lang": "de", ...}),
                        zero-padded to a multiple of 4
-    then       starts  uint32[n_slots + 1]: the keys of hash slot h are keys[starts[h]:starts[h+1]]
-    then       offsets uint32[n_keys + 1]: key k is blob[offsets[k]:offsets[k+1]]
-    then       values  uint16[n_keys], zero-padded to a multiple of 4
-    then       blob    the keys' UTF-8 bytes, concatenated in slot order
+    then       starts  uint32[n_slots + 1]: the records of hash slot h are
+                       records[starts[h]:starts[h+1]] (byte offsets)
+    then       records records_len bytes, slot after slot; one record per key:
+                       uint16 key length, uint16 value, the key's UTF-8 bytes
 
-The slot of a key is ``zlib.crc32(key_utf8) & (n_slots - 1)``; ``n_slots`` is a power of two of
-at least ``n_keys``, so a slot holds about one key. :func:`open_table` checks the magic, the
-version, the sizes, the meta it expects and the CRC before it trusts a file; anything else is
-rebuilt (and rewritten atomically), never read as a wrong answer.
+The slot of a key is ``zlib.crc32(key_utf8) & (n_slots - 1)``; ``n_slots`` is the smallest power of
+two of at least ``n_keys / SLOT_KEYS``, so a slot holds about :data:`SLOT_KEYS` keys, read in one go.
+:func:`open_table` checks the magic, the version, the sizes, the slot index, the meta it expects
+and the CRC before it trusts a file; anything else is rebuilt (and rewritten atomically), never
+read as a wrong answer. (Version 1 kept keys, offsets and values in three arrays: three or four
+reads a lookup.)
 
 Where the files live: ``$SEMCER_CACHE_DIR``, else ``$XDG_CACHE_HOME/semcer``, else
 ``~/.cache/semcer``, then ``lexicons/v<format version>/`` (:func:`lexicon_dir`); a source keys
@@ -58,9 +61,13 @@ from semcer.caches import cache
 from semcer.speedups import compiled
 
 MAGIC = b"SEMCERLX"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _HEADER = struct.Struct("<8sIIIIII")
+_RECORD = struct.Struct("<HH")  # key length, value
 MAX_VALUE = 0xFFFF
+MAX_KEY_BYTES = 0xFFFF
+#: Keys per hash slot, on average: one read of a slot's records costs what one of a single key does.
+SLOT_KEYS = 4
 
 
 def value_of_zipf(zipf: float) -> int:
@@ -82,102 +89,100 @@ def lexicon_dir() -> Path:
     return cache_root() / "lexicons" / f"v{FORMAT_VERSION}"
 
 
+def _key(word: str) -> bytes:
+    return word.encode("utf-8", "surrogatepass")
+
+
+def _find(records: bytes | memoryview, key: bytes) -> int:
+    """The value of ``key`` among the records of one slot (the format above), or -1."""
+    at, end, size = 0, len(records), len(key)
+    while at < end:
+        length, value = _RECORD.unpack_from(records, at)
+        at += 4
+        if length == size and records[at : at + length] == key:
+            return int(value)
+        at += length
+    return -1
+
+
+def _records(records: bytes | memoryview) -> Iterable[tuple[str, int]]:
+    """Every ``(word, value)`` of a run of records, in order."""
+    at, end = 0, len(records)
+    while at < end:
+        length, value = _RECORD.unpack_from(records, at)
+        at += 4
+        yield bytes(records[at : at + length]).decode("utf-8", "surrogatepass"), int(value)
+        at += length
+
+
 class Table:
     """One word -> value table over a buffer in the format above (the bytes of a file built in memory)."""
 
-    __slots__ = ("__weakref__", "_blob", "_buf", "_mask", "_offsets", "_starts", "_values", "meta")
+    __slots__ = ("__weakref__", "_mask", "_n", "_records", "_starts", "meta")
 
     def __init__(self, buf: bytes, meta: dict[str, Any], n_keys: int, n_slots: int, start: int) -> None:
         view = memoryview(buf)
         s_end = start + 4 * (n_slots + 1)
-        o_end = s_end + 4 * (n_keys + 1)
-        v_end = o_end + 2 * n_keys
         self.meta = meta
-        self._buf = buf
+        self._n = n_keys
         self._mask = n_slots - 1
         self._starts = view[start:s_end].cast("I")
-        self._offsets = view[s_end:o_end].cast("I")
-        self._values = view[o_end:v_end].cast("H")
-        self._blob = view[_pad4(v_end) :]
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def get(self, word: str) -> int:
-        """The value of ``word`` (centibels below 1), or -1 when the table does not hold it."""
-        key = word.encode("utf-8", "surrogatepass")
-        h = zlib.crc32(key) & self._mask
-        starts, offsets, blob = self._starts, self._offsets, self._blob
-        for k in range(starts[h], starts[h + 1]):
-            if blob[offsets[k] : offsets[k + 1]] == key:
-                return self._values[k]
-        return -1
-
-    def items(self) -> Iterable[tuple[str, int]]:
-        """Every ``(word, value)`` of the table, in storage order."""
-        offsets, blob = self._offsets, self._blob
-        for k in range(len(self._values)):
-            yield bytes(blob[offsets[k] : offsets[k + 1]]).decode("utf-8", "surrogatepass"), self._values[k]
-
-
-_TWO = struct.Struct("<II")
-_ONE_VALUE = struct.Struct("<H")
-
-
-class FileTable(Table):
-    """The table of an intact file, read where it lies (``os.pread``; nothing of it kept in memory).
-
-    A lookup reads the word's hash slot (8 bytes), the offsets of the slot's keys (about 8 bytes),
-    their bytes and, on a match, the value: three or four reads of the kernel's cached pages, which
-    every process reading the file shares. The file stays open while the table lives."""
-
-    __slots__ = ("_at_blob", "_at_offsets", "_at_starts", "_at_values", "_closer", "_fd", "_n")
-
-    def __init__(self, fd: int, meta: dict[str, Any], n_keys: int, n_slots: int, start: int) -> None:
-        self.meta = meta
-        self._fd = fd
-        self._closer = weakref.finalize(self, os.close, fd)
-        self._mask = n_slots - 1
-        self._n = n_keys
-        self._at_starts = start
-        self._at_offsets = start + 4 * (n_slots + 1)
-        self._at_values = self._at_offsets + 4 * (n_keys + 1)
-        self._at_blob = _pad4(self._at_values + 2 * n_keys)
+        self._records = view[s_end:]
 
     def __len__(self) -> int:
         return self._n
 
     def get(self, word: str) -> int:
+        """The value of ``word`` (centibels below 1), or -1 when the table does not hold it."""
+        key = _key(word)
+        h = zlib.crc32(key) & self._mask
+        return _find(self._records[self._starts[h] : self._starts[h + 1]], key)
+
+    def items(self) -> Iterable[tuple[str, int]]:
+        """Every ``(word, value)`` of the table, in storage order."""
+        return _records(self._records)
+
+
+class FileTable(Table):
+    """The table of an intact file, read where it lies (``os.pread``): its slot index is kept (4 bytes
+    a slot, about one byte a word), nothing else of it.
+
+    A lookup reads the records of the word's hash slot (about :data:`SLOT_KEYS` keys, a few dozen
+    bytes: one read of the kernel's cached pages, which every process reading the file shares), or
+    nothing when the slot is empty. The file stays open while the table lives."""
+
+    __slots__ = ("_at_records", "_closer", "_fd", "_index")
+
+    def __init__(self, fd: int, meta: dict[str, Any], n_keys: int, n_slots: int, index: bytes, at_records: int
+                 ) -> None:
+        self.meta = meta
+        self._fd = fd
+        self._closer = weakref.finalize(self, os.close, fd)
+        self._n = n_keys
+        self._mask = n_slots - 1
+        self._index = index  # the bytes of `starts`, for the C lookup
+        self._starts = memoryview(index).cast("I")
+        self._at_records = at_records
+
+    def get(self, word: str) -> int:
         """The value of ``word`` (centibels below 1), or -1 when the table does not hold it: the
-        same reads in C (``_lexicon_speedups.c``) when that was built, else :meth:`_python_get`."""
+        same read in C (``_lexicon_speedups.c``) when that was built, else :meth:`_python_get`."""
         fast = _fast_get()
         if fast is None:
             return self._python_get(word)
-        return fast(self._fd, word, self._mask, self._at_starts, self._at_offsets, self._at_values, self._at_blob)
+        return fast(self._fd, word, self._mask, self._index, self._at_records)
 
     def _python_get(self, word: str) -> int:
-        key = word.encode("utf-8", "surrogatepass")
-        fd = self._fd
-        first, end = _TWO.unpack(_read(fd, 8, self._at_starts + 4 * (zlib.crc32(key) & self._mask)))
-        n = end - first
-        if n <= 0:
+        key = _key(word)
+        h = zlib.crc32(key) & self._mask
+        first, end = self._starts[h], self._starts[h + 1]
+        if end <= first:
             return -1
-        offsets = struct.unpack(f"<{n + 1}I", _read(fd, 4 * (n + 1), self._at_offsets + 4 * first))
-        base = offsets[0]
-        keys = _read(fd, offsets[n] - base, self._at_blob + base)
-        for k in range(n):
-            if keys[offsets[k] - base : offsets[k + 1] - base] == key:
-                return int(_ONE_VALUE.unpack(_read(fd, 2, self._at_values + 2 * (first + k)))[0])
-        return -1
+        return _find(_read(self._fd, end - first, self._at_records + first), key)
 
     def items(self) -> Iterable[tuple[str, int]]:
-        """Every ``(word, value)`` of the table, in storage order (the whole file read once)."""
-        n = self._n
-        offsets = memoryview(os.pread(self._fd, 4 * (n + 1), self._at_offsets)).cast("I")
-        values = memoryview(os.pread(self._fd, 2 * n, self._at_values)).cast("H")
-        blob = os.pread(self._fd, offsets[n], self._at_blob)
-        for k in range(n):
-            yield blob[offsets[k] : offsets[k + 1]].decode("utf-8", "surrogatepass"), values[k]
+        """Every ``(word, value)`` of the table, in storage order (the records read once)."""
+        return _records(_read(self._fd, self._starts[-1], self._at_records))
 
 
 def _read(fd: int, n: int, at: int) -> bytes:
@@ -204,40 +209,55 @@ def _pad4(n: int) -> int:
     return (n + 3) & ~3
 
 
+def slot_count(n_keys: int) -> int:
+    """The hash slots of a table of ``n_keys`` keys: the smallest power of two of at least
+    ``n_keys / SLOT_KEYS`` (one at least)."""
+    need = max(1, -(-n_keys // SLOT_KEYS))
+    return 1 << (need - 1).bit_length()
+
+
 def encode_table(entries: Mapping[str, int], meta: Mapping[str, Any]) -> bytes:
     """The file bytes of a table holding ``entries`` (word -> value) and ``meta``."""
-    keys = [w.encode("utf-8", "surrogatepass") for w in entries]
+    keys = [_key(w) for w in entries]
     values = np.fromiter(entries.values(), dtype=np.int64, count=len(keys))
     if len(values) and (values.min() < 0 or values.max() > MAX_VALUE):
         raise ValueError(f"lexicon values must lie in 0..{MAX_VALUE}")
-    n_slots = 1 << max(len(keys) - 1, 1).bit_length()
+    sizes = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+    if len(sizes) and sizes.max() > MAX_KEY_BYTES:
+        raise ValueError(f"a lexicon key is longer than {MAX_KEY_BYTES} bytes of UTF-8")
+    n_slots = slot_count(len(keys))
     slots = np.fromiter((zlib.crc32(k) for k in keys), dtype=np.uint32, count=len(keys)) & np.uint32(n_slots - 1)
-    order = np.argsort(slots, kind="stable")
-    starts = np.zeros(n_slots + 1, dtype="<u4")
-    np.cumsum(np.bincount(slots, minlength=n_slots), out=starts[1:])
-    ordered = [keys[i] for i in order.tolist()]
-    offsets = np.zeros(len(keys) + 1, dtype="<u4")
-    np.cumsum(np.fromiter(map(len, ordered), dtype=np.int64, count=len(keys)), out=offsets[1:])
+    starts = np.zeros(n_slots + 1, dtype=np.int64)
+    np.cumsum(np.bincount(slots, weights=sizes + _RECORD.size, minlength=n_slots).astype(np.int64), out=starts[1:])
+    if starts[-1] >= 1 << 32:
+        raise ValueError("a lexicon table holds under 4 GiB of records")
+    pack = _RECORD.pack
+    records = b"".join(pack(len(keys[i]), int(values[i])) + keys[i] for i in np.argsort(slots, kind="stable").tolist())
     meta_bytes = json.dumps(dict(meta), sort_keys=True, ensure_ascii=False).encode()
-    vals = values[order].astype("<u2").tobytes()
-    body = b"".join([meta_bytes, b"\0" * (_pad4(len(meta_bytes)) - len(meta_bytes)), starts.tobytes(),
-                     offsets.tobytes(), vals, b"\0" * (_pad4(len(vals)) - len(vals)), b"".join(ordered)])
-    head = _HEADER.pack(MAGIC, FORMAT_VERSION, len(keys), n_slots, int(offsets[-1]), len(meta_bytes), zlib.crc32(body))
+    body = b"".join([meta_bytes, b"\0" * (_pad4(len(meta_bytes)) - len(meta_bytes)),
+                     starts.astype("<u4").tobytes(), records])
+    head = _HEADER.pack(MAGIC, FORMAT_VERSION, len(keys), n_slots, len(records), len(meta_bytes), zlib.crc32(body))
     return head + body
 
 
 def _layout(head: bytes, size: int) -> tuple[int, int, int, int, int] | None:
-    """(n_keys, n_slots, meta_len, CRC wanted, start of the arrays) from a table's header, or None when
-    the header is not one of this format or the sizes it gives disagree with ``size``."""
+    """(n_keys, n_slots, meta_len, CRC wanted, start of the slot index) from a table's header, or None
+    when the header is not one of this format or the sizes it gives disagree with ``size``."""
     if len(head) < _HEADER.size:
         return None
-    magic, version, n_keys, n_slots, blob_len, meta_len, want = _HEADER.unpack_from(head, 0)
-    if magic != MAGIC or version != FORMAT_VERSION or n_slots & (n_slots - 1) or n_slots < n_keys:
+    magic, version, n_keys, n_slots, records_len, meta_len, want = _HEADER.unpack_from(head, 0)
+    if magic != MAGIC or version != FORMAT_VERSION or n_slots != slot_count(n_keys):
         return None
     start = _HEADER.size + _pad4(meta_len)
-    if size != start + 4 * (n_slots + 1) + 4 * (n_keys + 1) + _pad4(2 * n_keys) + blob_len:
+    if size != start + 4 * (n_slots + 1) + records_len:
         return None
     return n_keys, n_slots, meta_len, want, start
+
+
+def _index_ok(index: bytes, records_len: int) -> bool:
+    """The slot index starts at 0, never decreases and ends at the records' length."""
+    starts = np.frombuffer(index, dtype="<u4")
+    return bool(starts[0] == 0 and starts[-1] == records_len and np.all(starts[1:] >= starts[:-1]))
 
 
 def _meta(raw: bytes, expect: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -258,27 +278,33 @@ def decode_table(buf: bytes, expect: Mapping[str, Any]) -> Table | None:
     n_keys, n_slots, meta_len, want, start = layout
     if zlib.crc32(memoryview(buf)[_HEADER.size :]) != want:
         return None
+    records_at = start + 4 * (n_slots + 1)
+    if not _index_ok(buf[start:records_at], len(buf) - records_at):
+        return None
     meta = _meta(buf[_HEADER.size : _HEADER.size + meta_len], expect)
     return None if meta is None else Table(buf, meta, n_keys, n_slots, start)
 
 
 def _open_file(path: Path, expect: Mapping[str, Any]) -> FileTable | None:
     """The intact table of the file at ``path``, or None (no file, another build, damaged). The CRC
-    is checked by reading the file once, in chunks."""
+    is checked by reading the file once, in chunks; the slot index is kept."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
     try:
-        layout = _layout(os.pread(fd, _HEADER.size, 0), os.fstat(fd).st_size)
+        size = os.fstat(fd).st_size
+        layout = _layout(os.pread(fd, _HEADER.size, 0), size)
         if layout is not None:
             n_keys, n_slots, meta_len, want, start = layout
             crc, at = 0, _HEADER.size
             while chunk := os.pread(fd, 1 << 20, at):
                 crc, at = zlib.crc32(chunk, crc), at + len(chunk)
-            meta = _meta(os.pread(fd, meta_len, _HEADER.size), expect) if crc == want else None
-            if meta is not None:
-                return FileTable(fd, meta, n_keys, n_slots, start)
+            records_at = start + 4 * (n_slots + 1)
+            index = _read(fd, records_at - start, start) if crc == want else b""
+            meta = _meta(os.pread(fd, meta_len, _HEADER.size), expect) if index else None
+            if meta is not None and _index_ok(index, size - records_at):
+                return FileTable(fd, meta, n_keys, n_slots, index, records_at)
     except OSError:
         pass
     os.close(fd)
