@@ -9,7 +9,8 @@ The per-line analysis of the rubric features and its parts are timed by wrapping
 call adds well under a microsecond, so the parts are slightly overstated); the store's cost of the
 same edits is its key, the packing of its marked pair, the check of its row and the write into a
 fresh SQLite store (in a temporary folder) in the run's transactions. The parts of the per-line analysis
-overlap a little (the tokenizers' lines are laid out by ``line_info`` too). Last, the same edits are
+overlap a little (the tokenizers' lines are laid out by ``line_info`` too); the lexicon table lookups
+(``FileTable.get``, the reads of the tables in place) are timed across all of them. Last, the same edits are
 judged again in groups small enough for the line caches, each right after an untimed pass over it:
 what a distinct edit costs once its lines and words have been analysed and looked up (the per-edit
 steps and the forest alone). Printed as a Markdown table.
@@ -34,6 +35,7 @@ from semcer.alignment.engine import Pair, align_lines  # noqa: E402
 from semcer.caches import clear_caches  # noqa: E402
 from semcer.judges import resolve_judge  # noqa: E402
 from semcer.judges.rubric import features  # noqa: E402
+from semcer.judges.rubric.lexicon_store import FileTable  # noqa: E402
 from semcer.scale.gc import collector_paused  # noqa: E402
 from semcer.store.cached import DETERMINISTIC_WRITE_ROWS  # noqa: E402
 from semcer.store.judging import line_contexts  # noqa: E402
@@ -81,6 +83,17 @@ def _judged(judge: Any, distinct: list[Any]) -> tuple[float, Counter[str], int, 
     saved = {name: getattr(features, name) for name in PARTS}
     for name in PARTS:
         setattr(features, name, _timed(name, spent))
+    get = FileTable.get
+
+    def timed_get(table: FileTable, word: str) -> int:
+        t0 = time.perf_counter()
+        try:
+            return get(table, word)
+        finally:
+            spent["lookups"] += time.perf_counter() - t0
+            spent["lookup_calls"] += 1
+
+    FileTable.get = timed_get  # type: ignore[method-assign]
     try:
         judgements: list[Any] = []
         t0 = time.perf_counter()
@@ -88,6 +101,7 @@ def _judged(judge: Any, distinct: list[Any]) -> tuple[float, Counter[str], int, 
             judgements += judge.judge(distinct[start:start + 256])
         seconds = time.perf_counter() - t0
     finally:
+        FileTable.get = get  # type: ignore[method-assign]
         for name, fn in saved.items():
             setattr(features, name, fn)
     return seconds, spent, saved["_lines"].cache_info().misses, judgements  # type: ignore[attr-defined]
@@ -170,6 +184,8 @@ def main() -> None:
         ("  - the output's words and what the lexicon knows of them (`_line_words`)", spent["_line_words"], n, True),
         ("  - unit layout of both lines (`line_info`)", spent["line_info"], n, True),
         ("- per-edit features and the forest (the rest)", judged - spent["_lines"], n, True),
+        (f"- of all the above, lexicon table lookups (`FileTable.get`: {int(spent['lookup_calls']):,} lookups)",
+         spent["lookups"], n, True),
         (f"judge again, {WARM_EDITS:,} edits at a time, every line and word of them analysed before", warm, n, True),
     ]
     print(f"{args.lines:,} bench lines, {m:,} edits, {n:,} distinct; one process, judge caches cleared; "
