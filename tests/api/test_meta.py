@@ -450,9 +450,10 @@ def test_one_pair_two_readers_no_interval_on_the_reader_agreement():
 
 
 def test_the_usable_resamples_are_counted_and_too_few_give_no_interval():
-    from semcer.api.meta import _est, _guarded
+    from semcer.api.meta import _est
     from semcer.reports.meta import _est as shown
     from semcer.statistics.bootstrap import Estimate, percentile_estimate
+    from semcer.statistics.bootstrap import guarded as _guarded
 
     half = percentile_estimate(0.5, [0.1, np.nan, 0.9, np.nan, np.nan], 0.95)  # 2 of 5 usable
     assert (half.n_boot, half.n_usable) == (5, 2) and not math.isnan(half.lo)

@@ -32,11 +32,12 @@ def _json(capsys, *args) -> dict:
 
 @pytest.fixture(scope="module")
 def forty(tmp_path_factory):
-    """ref40, c40, n40 (the first 40 lines of the bundled example) and n30 (n40's first 30 lines)."""
+    """ref40, c40, n40 (every sixth line of the bundled example, 40 lines of its 20 documents: enough
+    documents for an interval) and n30 (n40's first 30 lines)."""
     d = tmp_path_factory.mktemp("forty")
     out = {}
     for key, name in (("ref", "references"), ("c", "tess_clean"), ("n", "tess_noisy")):
-        lines = (EXAMPLES / f"{name}.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)[:40]
+        lines = (EXAMPLES / f"{name}.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)[::6][:40]
         out[key] = write(d / f"{key}40.jsonl", "".join(lines))
         if key == "n":
             out["n30"] = write(d / "n30.jsonl", "".join(lines[:30]))
@@ -70,7 +71,10 @@ def test_by_doc_and_lang_give_score_s_groups_for_every_system(capsys, forty):
         score = _json(capsys, "score", forty["ref"], forty[sys_], "--by", "doc", "--by", "lang")
         assert cmp["by_doc"][str(forty[sys_])] == score["by_doc"]
         assert cmp["by_lang"][str(forty[sys_])] == score["by_lang"]
-    assert [g["doc"] for g in cmp["by_doc"][str(forty["c"])]] == ["en/gettext-tools", "en/elfutils", "en/findutils"]
+    assert [g["doc"] for g in cmp["by_doc"][str(forty["c"])]] == [  # the example's documents that every sixth line meets
+        "en/gettext-tools", "en/elfutils", "en/findutils", "en/gsettings-desktop-schemas", "de/libidn2", "de/avahi",
+        "de/mit-krb5", "de/apt", "vi/libapt-pkg6.0", "vi/xz", "vi/adduser", "vi/shadow", "zh_CN/psql-15",
+        "zh_CN/findutils", "zh_CN/libc", "zh_CN/pgscripts-15"]
 
     code, out, _ = _run(capsys, "compare", forty["ref"], forty["c"], forty["n"], "--by", "doc", *FAST)
     assert code == 0 and "per document:" in out and "per language:" not in out
@@ -147,3 +151,31 @@ def test_files_of_the_same_name_in_other_folders_get_distinct_names(capsys, fort
     assert list(cmp["systems"]) == ["a/x.jsonl", "b/x.jsonl"] and cmp["baseline"] == "a/x.jsonl"
     noisy = _json(capsys, "score", "ref.jsonl", "b/x.jsonl")
     assert cmp["systems"]["b/x.jsonl"]["semcer"]["corpus"]["value"] == noisy["corpus"]["semcer"]
+
+
+def test_one_document_gives_no_interval_and_a_gate_that_cannot_decide(capsys, tmp_path):
+    refs = write(tmp_path / "r.jsonl", jsonl({"id": "1", "text": "hello world", "doc": "D"},
+                                            {"id": "2", "text": "second line", "doc": "D"}))
+    a = write(tmp_path / "a.jsonl", jsonl({"id": "1", "text": "hallo world"}, {"id": "2", "text": "second line"}))
+    b = write(tmp_path / "b.jsonl", jsonl({"id": "1", "text": "hallo warld"}, {"id": "2", "text": "sec0nd line"}))
+    cmp = _json(capsys, "compare", refs, a, b, "--no-judge", *FAST)
+    r = cmp["systems"][str(b)]["cer"]["corpus"]
+    assert r["difference"] == pytest.approx(2 / 22) and r["interval"] is None  # +9.09 points, 22 reference units
+    assert any(n.startswith("only 1 document(s) to resample, fewer than 5") for n in cmp["notes"])
+    code, out, err = _run(capsys, "compare", refs, a, b, "--no-judge", "--fail-if-worse", "cer:0.01", *FAST)
+    assert code == 2 and "+9.09 " in out and "*" not in out.split("Δ = ")[0]
+    assert err.startswith("semcer: error: --fail-if-worse cer: no interval for ") and "cannot decide" in err
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    (["--seed=-1"], "seed must be an integer >= 0 (command line: --seed), got -1"),
+    (["--n-resamples", "39"], "n_resamples must be from 40 (each tail of a 95 % interval holds one resample)"),
+    (["--n-resamples", "19", "--confidence", "0.9"], "n_resamples must be from 20 (each tail of a 90 % interval"),
+    (["--n-resamples", "1000001"], "to 1,000,000 (command line: --n-resamples), got 1000001"),
+])
+def test_resampling_options_are_checked_before_any_scoring(capsys, forty, option, message):
+    for command in ("compare", "report"):
+        more = ["--html", str(forty["ref"].parent / "never.html")] if command == "report" else []
+        code, out, err = _run(capsys, command, forty["ref"], forty["c"], forty["n"], "--no-judge", *option, *more)
+        assert code == 2 and out == "" and err.startswith("semcer: error: ") and message in err, (command, err)
+    assert not (forty["ref"].parent / "never.html").exists()

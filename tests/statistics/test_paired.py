@@ -131,7 +131,10 @@ def test_swapping_systems_mirrors_the_comparison(docs, systems, agg, seed):
     assert len(fwd) == systems - 1
     f, b = fwd[-1].difference, back[-1].difference  # the last system against the first, and back
     assert f.value == pytest.approx(-b.value, abs=1e-12)
-    assert (f.lo, f.hi) == pytest.approx((-b.hi, -b.lo), abs=1e-12)
+    if docs < 5:  # too few documents to resample: no interval either way
+        assert all(math.isnan(x) for x in (f.lo, f.hi, b.lo, b.hi))
+    else:
+        assert (f.lo, f.hi) == pytest.approx((-b.hi, -b.lo), abs=1e-12)
     assert f.value == pytest.approx(fwd[-1].value.value - fwd[-1].baseline.value, abs=1e-12)
     p = approximate_randomization(num, den, agg, n_permutations=300, seed=seed)
     q = approximate_randomization(num[::-1], den, agg, n_permutations=300, seed=seed)
@@ -182,10 +185,11 @@ def test_identical_systems_give_p_one_and_a_zero_interval():
 def test_edge_cases():
     num, den = np.array([[1.0, 2.0]]), np.array([5.0, 5.0])
     assert paired_bootstrap(num, den, "corpus") == [] and approximate_randomization(num, den, "corpus") == []
-    # one document: every resample is that document, the interval is a point (both methods)
+    # one document: every resample is that document, so there is no interval (both methods), only the value
     for method in ("percentile", "bca"):
         (res,) = paired_bootstrap([[2.0], [3.0]], [10.0], "document_mean", n_resamples=50, method=method)
-        assert (res.difference.value, res.difference.lo, res.difference.hi) == pytest.approx((0.1, 0.1, 0.1))
+        assert res.difference.value == pytest.approx(0.1) and math.isnan(res.difference.lo)
+        assert math.isnan(res.difference.hi)
     # no reference units at all: nothing is defined
     (res,) = paired_bootstrap([[1.0, 2.0], [0.0, 1.0]], [0.0, 0.0], "corpus", n_resamples=50)
     assert math.isnan(res.difference.value) and math.isnan(res.difference.lo) and res.n_defined == 0
@@ -235,3 +239,23 @@ def test_compare_systems_adds_holm_over_the_systems():
     assert [c.interval for c in out] == paired_bootstrap(num, den, "document_mean", n_resamples=300, seed=2)
     assert [c.p_value for c in out] == raw and [c.p_holm for c in out] == holm(raw)
     assert compare_systems(num[:1], den, "corpus") == []
+
+
+@pytest.mark.parametrize("docs", [1, 2, 4])
+def test_too_few_documents_give_no_interval(docs):
+    # one document: every resample is that document, so an interval would collapse onto the point
+    # difference and read as certain; from 5 documents on there is one again
+    rng = np.random.default_rng(0)
+    num, den = corpus(rng, 2, docs)
+    (few,) = paired_bootstrap(num, den, "corpus", n_resamples=200, seed=1)
+    assert math.isnan(few.difference.lo) and math.isnan(few.difference.hi) and not math.isnan(few.difference.value)
+    (enough,) = paired_bootstrap(*corpus(rng, 2, 5), "corpus", n_resamples=200, seed=1)
+    assert enough.difference.lo <= enough.difference.hi
+
+
+@pytest.mark.parametrize(("confidence", "least"), [(0.95, 40), (0.9, 20), (0.99, 200)])
+def test_an_interval_needs_a_resample_in_each_tail(confidence, least):
+    num, den = corpus(np.random.default_rng(0), 2, 8)
+    with pytest.raises(ValueError, match=f"at least {least}"):
+        paired_bootstrap(num, den, "corpus", n_resamples=least - 1, confidence=confidence)
+    assert paired_bootstrap(num, den, "corpus", n_resamples=least, confidence=confidence)

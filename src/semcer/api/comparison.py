@@ -28,7 +28,8 @@ from semcer.io.pairing import Paired, pair_collections
 from semcer.metrics.results import Evaluation
 from semcer.metrics.signature import Signature
 from semcer.reports.text import input_notes
-from semcer.statistics.paired import AGGREGATIONS, METHODS, SystemComparison, compare_systems
+from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS
+from semcer.statistics.paired import AGGREGATIONS, METHODS, SystemComparison, compare_systems, min_resamples
 from semcer.text.policy import TextPolicy
 from semcer.text.units import Unit
 
@@ -112,7 +113,7 @@ def compare(
     compares CER only. ``lang`` is the language of the lines that name none (command line
     ``--lang``), as :func:`with_lang` gives it. Seeded: the same inputs and seed give the same intervals.
     """
-    _check_options(systems, n_resamples, confidence, method)
+    _check_options(systems, n_resamples, confidence, method, seed, n_permutations)
     labels = system_names(systems, names)
     with (opened_judge(judge) if judge is not None else _nothing()) as j, opened_store(store) as st:
         evals = tuple(evaluate(**scored_inputs(references, s, unmatched=unmatched, lang=lang), unit=unit, policy=policy,
@@ -130,6 +131,9 @@ def compare(
         results[metric] = {agg: _results(num, den, agg, [_value(ev, metric, agg) for ev in evals], n_resamples,
                                          n_perm, seed, confidence, method)
                            for agg in AGGREGATIONS}
+    if len(den) < MIN_INTERVAL_ITEMS:
+        notes.append(f"only {len(den)} document(s) to resample, fewer than {MIN_INTERVAL_ITEMS}: no interval and no "
+                     "significance mark (documents are resampled; a line without a doc is a document of its own)")
     extras = {"cmp": f"{method}-{confidence:g}", "boot": str(n_resamples), "ar": str(n_perm), "seed": str(seed),
               "resample": "document"}
     return Comparison(evals[0].signature.with_extras(**extras), labels, evals, results, len(den), tuple(notes))
@@ -202,13 +206,24 @@ def _same_file(a: str, b: str) -> bool:
         return a == b
 
 
-def _check_options(systems: Sequence[Any], n_resamples: int, confidence: float, method: str) -> None:
+#: The most resamples (and randomizations) of a comparison: each keeps a value per system in memory.
+MAX_RESAMPLES = 1_000_000
+
+
+def _check_options(systems: Sequence[Any], n_resamples: int, confidence: float, method: str, seed: int,
+                   n_permutations: int | None) -> None:
     if len(systems) < 2:
         raise InputError("compare needs at least two systems: the baseline and one to compare with it")
-    if n_resamples < 1:
-        raise SemcerError(f"n_resamples must be at least 1 (command line: --n-resamples), got {n_resamples}")
     if not 0 < confidence < 1:
         raise SemcerError(f"confidence must be between 0 and 1 (command line: --confidence), got {confidence}")
+    least = min_resamples(confidence)
+    if not least <= n_resamples <= MAX_RESAMPLES:
+        raise SemcerError(f"n_resamples must be from {least} (each tail of a {100 * confidence:g} % interval holds "
+                          f"one resample) to {MAX_RESAMPLES:,} (command line: --n-resamples), got {n_resamples}")
+    if n_permutations is not None and not 1 <= n_permutations <= MAX_RESAMPLES:
+        raise SemcerError(f"n_permutations must be from 1 to {MAX_RESAMPLES:,}, got {n_permutations}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise SemcerError(f"seed must be an integer >= 0 (command line: --seed), got {seed!r}")
     if method not in METHODS:
         raise SemcerError(f"unknown interval method {method!r}; choose one of {', '.join(METHODS)}")
 
@@ -310,6 +325,10 @@ class Gate:
         self.check(comparison.results)
         out = []
         rows = comparison.results[self.metric][self.aggregation]
+        undecided = [name for name, r in zip(comparison.names[1:], rows[1:]) if r.interval is None]
+        if undecided:
+            raise SemcerError(f"--fail-if-worse {self.metric}: no interval for {', '.join(undecided)}, so the gate "
+                              f"cannot decide: {'; '.join(comparison.notes) or 'the difference is undefined'}")
         for name, r in zip(comparison.names[1:], rows[1:]):
             if r.difference is not None and r.interval is not None and r.difference > self.margin \
                     and r.interval[0] > self.margin:

@@ -86,7 +86,7 @@ from semcer.judges.base import JudgeBase
 from semcer.judges.rubric.classes import edit_class
 from semcer.metrics.signature import MethodSignature, unicode_field
 from semcer.statistics.agreement import MIN_SHARE, Reliability, reader_reliability
-from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS, MIN_USABLE_SHARE, Estimate
+from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS, MIN_USABLE_SHARE, Estimate, guarded
 from semcer.statistics.correlation import (
     partial_spearman_within_interval,
     spearman_difference,
@@ -385,15 +385,6 @@ def _est(e: Estimate, key: str = "value") -> dict[str, Any]:
                                   if e.n_usable < MIN_USABLE_SHARE * e.n_boot
                                   else f"fewer than {MIN_INTERVAL_ITEMS} items")
     return out
-
-
-def _guarded(e: Estimate, n: int) -> Estimate:
-    """``e`` without its interval where the interval means nothing: on fewer than
-    ``MIN_INTERVAL_ITEMS`` items, or the statistic defined on under ``MIN_USABLE_SHARE`` of the
-    resamples (the counts are kept, so that the JSON says which)."""
-    if math.isnan(e.lo) or (n >= MIN_INTERVAL_ITEMS and e.n_usable >= MIN_USABLE_SHARE * e.n_boot):
-        return e
-    return Estimate(e.value, math.nan, math.nan, e.n_boot, e.n_usable)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -790,21 +781,21 @@ def _edit_study(pool: _Pool, scores: _Scores, bands: Mapping[str, _BandValues], 
                 continue
             else:
                 labels = labels[keep]
-            est = _guarded(partial_spearman_within_interval(x, damage, labels, **boot), len(x))
+            est = guarded(partial_spearman_within_interval(x, damage, labels, **boot), len(x))
             partial[band] = (est, len(set(labels.tolist())))
         kind, source = scores.kinds[name]
         clear = clear_pair_agreement(x, damage, gap, **boot)
         out[name] = ScorerResult(
-            name, kind, source, len(x), _guarded(spearman_interval(x, damage, **boot), len(x)),
+            name, kind, source, len(x), guarded(spearman_interval(x, damage, **boot), len(x)),
             partial, top_of_list(x, damage, CURVE_FRACTIONS),
-            _guarded(top_of_list_interval(x, damage, TOP_FRACTION, **boot), len(x)),
-            replace(clear, share=_guarded(clear.share, len(x))))
+            guarded(top_of_list_interval(x, damage, TOP_FRACTION, **boot), len(x)),
+            replace(clear, share=guarded(clear.share, len(x))))
     judges = [n for n in out if out[n].kind == "judge"]
     columns = [n for n in out if out[n].kind == "column"]
     n = len(damage)
-    leads = tuple(Lead(j, c, _guarded(spearman_difference(scores.values[j][keep], scores.values[c][keep], damage,
+    leads = tuple(Lead(j, c, guarded(spearman_difference(scores.values[j][keep], scores.values[c][keep], damage,
                                                           **boot), n),
-                       _guarded(top_of_list_difference(scores.values[j][keep], scores.values[c][keep], damage,
+                       guarded(top_of_list_difference(scores.values[j][keep], scores.values[c][keep], damage,
                                                        TOP_FRACTION, **boot), n))
                   for j in judges for c in columns)
     return EditStudy(panel, matrix.shape[1], int(keep.sum()), pool.n_unrated, int((~has).sum()),
@@ -885,10 +876,10 @@ def _pair_study(pairs: Sequence[RatedPair], scores: _PairScores, names: Sequence
     for pool, judge, mask in pools:
         maj = [m if inside else None for m, inside in zip(majority, mask)]
         n_maj = sum(m is not None for m in maj)
-        agree = {k: _guarded(agreement(a[k], b[k], maj, **boot), n_maj) for k in (*cer_names, *sem_names)}
+        agree = {k: guarded(agreement(a[k], b[k], maj, **boot), n_maj) for k in (*cer_names, *sem_names)}
         sub = [row for row, inside in zip(choices, mask) if inside]
         reader = reader_agreement(sub, chose=chose, **boot) if sub else Estimate(math.nan, math.nan, math.nan)  # type: ignore[arg-type]
-        results.append(PoolResult(pool, judge, int(mask.sum()), n_maj, agree, _guarded(reader, len(sub))))
+        results.append(PoolResult(pool, judge, int(mask.sum()), n_maj, agree, guarded(reader, len(sub))))
         for n, sem in zip(names, sem_names):
             if judge is not None and judge != n:
                 continue
@@ -902,7 +893,7 @@ def _pair_study(pairs: Sequence[RatedPair], scores: _PairScores, names: Sequence
 
 def _with_holm(m: Margin, p: float) -> Margin:
     """The margin with its Holm-corrected p-value, and no interval on too few pairs (:func:`_guarded`)."""
-    return replace(m, p_holm=p, difference=_guarded(m.difference, m.n_pairs))
+    return replace(m, p_holm=p, difference=guarded(m.difference, m.n_pairs))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -934,11 +925,11 @@ def _transcription_study(rows: Sequence[RatedTranscription], names: Sequence[str
     mean = np.nanmean(sub[:, keep], axis=0) if keep.any() else np.zeros(0)
     against = f"semcer:{names[0]}" if names else None
     n = int(keep.sum())
-    out = {k: TranscriptionScorer(k, info[k], _guarded(spearman_interval(v[keep], mean, **boot), n))
+    out = {k: TranscriptionScorer(k, info[k], guarded(spearman_interval(v[keep], mean, **boot), n))
            for k, v in values.items()}
     if against is not None and keep.any():
         conv = [f"cer:{c}" for c in CER_CONVENTIONS]
-        diffs = {k: _guarded(spearman_difference(values[against][keep], values[k][keep], mean, **boot), n)
+        diffs = {k: guarded(spearman_difference(values[against][keep], values[k][keep], mean, **boot), n)
                  for k in conv}
         pvals = [spearman_difference_pvalue(values[against][keep], values[k][keep], mean,
                                             n_permutations=n_permutations, seed=boot["seed"]) for k in conv]

@@ -18,14 +18,18 @@ What is resampled: documents. A bootstrap resample draws documents with replacem
 line or page of a document together, and scores every system on the same drawn documents (paired);
 nothing is re-aligned or re-judged. The randomization test swaps the two systems' statistics per
 document. Intervals are percentile intervals (asymmetric; BCa with --method bca); the count, seed
-and method are in the signature. Corpus figures weigh long documents more; document means give each
-document one vote: decide which question your decision asks.
+and method are in the signature; --n-resamples is at least 2 / (1 - confidence) (40 at 95 %), so
+that each tail of an interval holds a resample. With fewer than 5 documents there is no interval and
+no significance mark (a note says so): a line without a `doc` is a document of its own. Corpus
+figures weigh long documents more; document means give each document one vote: decide which
+question your decision asks.
 
 Regression gate for model CI: --fail-if-worse METRIC[:MARGIN] (METRIC: cer, semcer,
 cer.document_mean or semcer.document_mean; MARGIN in the metric's units, e.g. semcer:0.002) exits
 with status 3, printing one line per failing system, when a system is worse than the baseline by more
-than MARGIN and the whole interval lies above MARGIN. Exit status 0 otherwise (1: a judge failed;
-2: a usage or input error).
+than MARGIN and the whole interval lies above MARGIN; a gate on a difference without an interval
+cannot decide and exits with status 2. Exit status 0 otherwise (1: a judge failed; 2: a usage or
+input error).
 
 examples:
   semcer compare examples/references.jsonl examples/tess_clean.jsonl examples/tess_noisy.jsonl

@@ -29,7 +29,7 @@ class Estimate:
         return f"{self.value:.3f} [{self.lo:.3f}, {self.hi:.3f}]"
 
 
-#: Fewest items (pairs, transcriptions) meta-eval gives an interval on. A resample of n items holds about
+#: Fewest items (documents, pairs, transcriptions) given an interval (compare, meta-eval). A resample of n items holds about
 #: 0.63 n distinct ones: of 2 items, half the resamples repeat one item (Spearman undefined) and the
 #: rest give -1 or +1 only, so the percentile interval collapses onto the few values the statistic
 #: can take ([-1.00, -1.00]) and claims a certainty the panel does not have. From 5 items on a
@@ -45,6 +45,15 @@ def resample_counts(idx: np.ndarray, n: int) -> np.ndarray:
     b = idx.shape[0]
     flat = (idx + (np.arange(b) * n)[:, None]).ravel()
     return np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
+
+
+def guarded(e: Estimate, n: int) -> Estimate:
+    """``e`` without its interval where the interval means nothing: resampling fewer than
+    :data:`MIN_INTERVAL_ITEMS` items (``n``: documents, pairs, ...), or the statistic defined on under
+    :data:`MIN_USABLE_SHARE` of the resamples (the counts are kept, so that a report can say which)."""
+    if math.isnan(e.lo) or (n >= MIN_INTERVAL_ITEMS and e.n_usable >= MIN_USABLE_SHARE * e.n_boot):
+        return e
+    return Estimate(e.value, math.nan, math.nan, e.n_boot, e.n_usable)
 
 
 def percentile_estimate(value: float, boot: Any, confidence: float) -> Estimate:

@@ -31,6 +31,7 @@ from semcer.statistics.bootstrap import (
     Estimate,
     bca_estimate,
     chunk_rows,
+    guarded,
     percentile_estimate,
     resample_count_chunks,
 )
@@ -158,8 +159,8 @@ def paired_bootstrap(
 
         value = float(of(values))
         if jack is None:
-            return percentile_estimate(value, of(boot), confidence)
-        return bca_estimate(value, of(boot), of(jack), confidence)
+            return guarded(percentile_estimate(value, of(boot), confidence), a.shape[0])
+        return guarded(bca_estimate(value, of(boot), of(jack), confidence), a.shape[0])
 
     base = estimate(0)
     return [
@@ -177,10 +178,18 @@ def _check_count(n: int, what: str) -> None:
         raise ValueError(f"the number of {what} must be >= 1, got {n}")
 
 
+def min_resamples(confidence: float) -> int:
+    """The fewest resamples of a ``confidence`` interval: enough for each tail to hold one
+    (``2 / (1 - confidence)``: 40 at 95 %); with fewer the bounds are single resamples."""
+    return math.ceil(2.0 / (1.0 - confidence) - 1e-9)
+
+
 def _check_options(n: int, confidence: float, method: str) -> None:
-    _check_count(n, "resamples")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if n < min_resamples(confidence):
+        raise ValueError(f"{n} resamples are too few for a {100 * confidence:g} % interval: at least "
+                         f"{min_resamples(confidence)} (2 / (1 - confidence)), so that each tail holds one")
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
 
