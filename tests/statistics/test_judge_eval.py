@@ -118,3 +118,16 @@ def _one_hot(level: int) -> tuple[float, float, float, float, float]:
     p = [0.0] * 5
     p[level] = 1.0
     return tuple(p)  # type: ignore[return-value]
+
+
+def test_a_group_of_fewer_than_five_edits_has_no_interval():
+    # 4 edits of class "x": a resample of 4 holds 2-3 distinct ones, so no interval is given there;
+    # the 8 of class "y" and the 12 overall keep theirs
+    sev = [0.1, 0.4, 0.2, 0.9] + [0.05 * k for k in range(8)]
+    lab = [0.0, 0.5, 0.25, 1.0] + [0.06 * k for k in range(8)]
+    report = evaluate_judge(sev, lab, classes=["x"] * 4 + ["y"] * 8, n_boot=200, seed=0)
+    small, large = report.by_class["x"], report.by_class["y"]
+    assert small.n == 4 and not math.isnan(small.spearman.value) and math.isnan(small.spearman.lo)
+    assert math.isnan(small.mae.lo) and math.isnan(small.mae.hi)
+    assert large.n == 8 and large.mae.lo <= large.mae.value <= large.mae.hi
+    assert report.overall.spearman.lo <= report.overall.spearman.value <= report.overall.spearman.hi

@@ -25,7 +25,7 @@ import numpy as np
 
 from semcer.judges.distribution import Judgement
 from semcer.metrics.signature import MethodSignature, unicode_field
-from semcer.statistics.bootstrap import Estimate, percentile_estimate, resample_counts
+from semcer.statistics.bootstrap import Estimate, guarded, percentile_estimate, resample_counts
 from semcer.statistics.correlation import spearman_rows
 from semcer.text.script import base_lang
 
@@ -242,13 +242,16 @@ def _group_stats(x: Any, y: Any, hits: Any, n_boot: int, rng: Any, confidence: f
         b_acc = weights @ hits / n if hits is not None else None
     else:
         b_rho = b_share = b_mae = b_acc = None  # type: ignore[assignment]
+    def est(value: float, boot: Any) -> Estimate:  # no interval on fewer than MIN_INTERVAL_ITEMS edits
+        return guarded(percentile_estimate(value, boot, confidence), n)
+
     return GroupStats(
         n=n,
-        spearman=percentile_estimate(rho, b_rho, confidence),
-        clear_pairs=percentile_estimate(share, b_share, confidence),
+        spearman=est(rho, b_rho),
+        clear_pairs=est(share, b_share),
         n_clear_pairs=n_pairs,
-        mae=percentile_estimate(mae, b_mae, confidence),
-        mode_accuracy=None if hits is None else percentile_estimate(acc, b_acc, confidence),
+        mae=est(mae, b_mae),
+        mode_accuracy=None if hits is None else est(acc, b_acc),
     )
 
 
