@@ -69,7 +69,7 @@ from semcer.judges.rubric.lexicon import (
 )
 from semcer.metrics.results import Evaluation
 from semcer.reports.text import input_notes
-from semcer.statistics.bootstrap import Estimate, percentile_estimate, resample_count_chunks
+from semcer.statistics.bootstrap import Estimate, guarded, percentile_estimate, resample_count_chunks
 from semcer.statistics.multiple import holm
 from semcer.statistics.paired import sign_flip_pvalues
 from semcer.store.judging import JudgedEdit
@@ -367,7 +367,8 @@ def _real_words(names: Sequence[str], edits: Sequence[list[JudgedEdit]], min_err
             cols = np.array([(float(r), c, float(r) - c) for r, c in found])
             values = cols.mean(axis=0)
             b = _boot_means(cols, boot)
-            est = [percentile_estimate(float(values[i]), b[:, i] if len(b) else None, boot["confidence"]) for i in range(3)]
+            est = [guarded(percentile_estimate(float(values[i]), b[:, i] if len(b) else None, boot["confidence"]),
+                           len(found)) for i in range(3)]
             rows.append({"lang": lang, "system": name, "observed": float(values[0]), "chance": float(values[1]),
                          "interval": _interval(est[0]), "chance_interval": _interval(est[1]),
                          "difference": float(values[2]), "difference_interval": _interval(est[2]),
@@ -407,7 +408,7 @@ def _equal_count(names: Sequence[str], per_system: Sequence[dict[str, _Line]], n
             diff = math.fsum(v) / total
             chunks = [(w @ v) / (w @ k) for w in resample_count_chunks(np.random.default_rng(boot["seed"]), len(k),
                                                                         boot["n_boot"])]
-            est = percentile_estimate(diff, np.concatenate(chunks) if chunks else None, boot["confidence"])
+            est = guarded(percentile_estimate(diff, np.concatenate(chunks) if chunks else None, boot["confidence"]), len(k))
             p = float(sign_flip_pvalues(v[:, None], n_permutations, np.random.default_rng(boot["seed"]))[0])
             pvalues.append(p)
             rows.append({"lang": lang, "system": name, "baseline": names[0], "edits": int(total),
