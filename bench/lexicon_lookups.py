@@ -6,7 +6,8 @@ The probes are wordfreq's top ``--words`` words of the language and as many non-
 reversed, with a 'q' appended), looked up in the table of the semcer cache folder (built there on
 first use), each probe once per pass; the best of five passes is reported, for the C lookup
 (``_lexicon_speedups.get``, when it was built) and for the Python one (``FileTable._python_get``),
-with the table's size on disk (and that of every table built so far), how many of the probes it holds. Both must give the same answers.
+with the table's size on disk (and that of every table built so far) and how many of the probes it
+holds. Both must give the same answers.
 """
 
 from __future__ import annotations

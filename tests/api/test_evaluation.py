@@ -231,3 +231,31 @@ def test_a_store_without_a_judge_is_refused(tmp_path):
     with pytest.raises(semcer.InputError, match=r"^store= keeps judged edits: give a judge too, or leave the store out$"):
         semcer.evaluate(["abc"], ["abd"], store=tmp_path / "s.sqlite")
     assert not (tmp_path / "s.sqlite").exists()
+
+
+def test_evaluate_of_two_paths_records_what_reading_left_out(tmp_path):
+    from semcer.api.evaluation import left_out
+    from semcer.io.collections import PageOptions, read_collection
+    from semcer.metrics.results import ReadFailure, SkippedElement
+
+    ns = "http://schema.primaresearch.org/PAGE/gts/pagecontent/2019-07-15"
+    gt, ocr = tmp_path / "gt", tmp_path / "ocr"
+    gt.mkdir()
+    ocr.mkdir()
+    (gt / "p.xml").write_text(  # r2 has text, but the reading order lists only r1; r2 starts on line 3
+        f'<PcGts xmlns="{ns}"><Page><ReadingOrder><OrderedGroup id="o"><RegionRefIndexed index="0" regionRef="r1"/>'
+        '</OrderedGroup></ReadingOrder>\n<TextRegion id="r1"><TextEquiv><Unicode>abc</Unicode></TextEquiv></TextRegion>\n'
+        '<TextRegion id="r2"><TextEquiv><Unicode>lost</Unicode></TextEquiv></TextRegion>\n</Page></PcGts>\n',
+        encoding="utf-8")
+    (ocr / "p.xml").write_text(f'<PcGts xmlns="{ns}"><Page><TextRegion id="r1"><TextEquiv><Unicode>abd</Unicode>'
+                               '</TextEquiv></TextRegion></Page></PcGts>\n', encoding="utf-8")
+    result = semcer.evaluate(str(gt), str(ocr))
+    assert (result.corpus.edits, result.corpus.units) == (1, 3)  # "abc" vs "abd": "lost" is not scored
+    assert result.left_out.elements == (SkippedElement("references", str(gt / "p.xml"), "r2", "TextRegion",
+                                                       "not in the reading order", 3, 1),)
+    assert result.to_dict()["skipped"]["page_elements"][0]["id"] == "r2"
+    (ocr / "q.xml").write_text("<PcGts><Page>", encoding="utf-8")  # truncated
+    hyps = read_collection(ocr, pages=PageOptions(keep_going=True))
+    [failure] = left_out(read_collection(gt), hyps).failures
+    assert isinstance(failure, ReadFailure) and (failure.side, failure.path) == ("outputs", str(ocr / "q.xml"))
+    assert semcer.evaluate(["abc"], ["abd"]).left_out.elements == ()  # plain strings: nothing to leave out

@@ -26,7 +26,7 @@ from semcer.judges import resolve_judge
 from semcer.judges.base import JudgeBase
 from semcer.metrics.aggregate import aggregate
 from semcer.metrics.fca import LineAssignment, line_assignment_cer
-from semcer.metrics.results import Evaluation, Unmatched
+from semcer.metrics.results import Evaluation, LeftOut, ReadFailure, SkippedElement, Unmatched
 from semcer.metrics.signature import Signature
 from semcer.metrics.wer import WerResult, wer
 from semcer.reports.progress import judge_bar, line_bar
@@ -100,13 +100,15 @@ def evaluate(
     severity and semCER is reported; ``store`` (a path or :class:`semcer.store.sqlite.JudgedEditStore`)
     caches judged edits. ``progress`` shows bars on standard error for long steps. For inputs read
     from page files each judged edit names the element it falls in on each side
-    (:mod:`semcer.io.formats.provenance`).
+    (:mod:`semcer.io.formats.provenance`); two paths or collections also record what reading them left out.
     """
     check_unit(unit)
     check_empty_ref(empty_ref)
     if store is not None and judge is None:
         raise InputError("store= keeps judged edits: give a judge too, or leave the store out")
     pol = get_policy(policy)
+    references, hypotheses = _collections_of(references, hypotheses)
+    gaps = left_out(references, hypotheses)
     pairs, unmatched_ids, provenance, reading = _as_pairs(references, hypotheses, docs, langs, unmatched)
     if not pairs:
         raise InputError("nothing to score: no lines")
@@ -120,7 +122,7 @@ def evaluate(
     if judge is None:
         agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=False)
         return Evaluation(Signature.build(unit, pol, empty_ref, None, unmatched=unmatched_ids.policy, reading=reading),
-                          tuple(rows), agg, tuple(skipped), unmatched=unmatched_ids)
+                          tuple(rows), agg, tuple(skipped), unmatched=unmatched_ids, left_out=gaps)
     with opened_judge(judge) as j, opened_store(store) as st, contextlib.ExitStack() as stack:
         jbar = judge_bar(j, sum(len(r.edits or ()) for r in rows), progress)
         if jbar is not None:
@@ -132,7 +134,7 @@ def evaluate(
         rows = [r._replace(edits=None, alignment=None) for r in rows]
     agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=True)
     return Evaluation(Signature.build(unit, pol, empty_ref, j.identity, unmatched=unmatched_ids.policy, reading=reading),
-                      tuple(rows), agg, tuple(skipped), tuple(judged), run, unmatched_ids)
+                      tuple(rows), agg, tuple(skipped), tuple(judged), run, unmatched_ids, gaps)
 
 
 @contextlib.contextmanager
@@ -162,8 +164,7 @@ def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[st
     read from page files, their provenance and the signature's fields of how they were read (a
     :class:`Paired` keeps the policy it was paired under; lists and dicts, whose ids must all match,
     record ``unmatched`` as given, so that the same texts get the same signature in any form)."""
-    if isinstance(references, (str, os.PathLike)) and isinstance(hypotheses, (str, os.PathLike)):
-        references, hypotheses = _read_paths(references, hypotheses)
+    references, hypotheses = _collections_of(references, hypotheses)
     if isinstance(references, Collection) and isinstance(hypotheses, Collection):
         references = pair_collections(references, hypotheses, unmatched=unmatched)
     if isinstance(references, Paired):
@@ -195,6 +196,29 @@ def _per_item(given: Any, ids: list[str], what: str, default: list[Any]) -> list
     if len(out) != len(ids):
         raise InputError(f"{len(out)} {what} for {len(ids)} lines")
     return out
+
+
+def left_out(references: Collection | Any, outputs: Collection | Any) -> LeftOut:
+    """What reading two collections left out of the texts scored, references first: every element a
+    page reader skipped (:attr:`semcer.io.formats.page.Page.skipped`, in page order) and every file of
+    a directory that could not be read (:attr:`Collection.failures`, ``keep_going``). A side that is
+    not a :class:`Collection` (lists, dicts, a :class:`Paired`) adds nothing."""
+    elements: list[SkippedElement] = []
+    failures: list[ReadFailure] = []
+    for side, coll in (("references", references), ("outputs", outputs)):
+        if not isinstance(coll, Collection):
+            continue
+        for page in coll.pages.values():
+            elements += [SkippedElement(side, page.file, s.id, s.kind, s.reason, s.line, s.column) for s in page.skipped]
+        failures += [ReadFailure(side, path, reason) for path, reason in coll.failures]
+    return LeftOut(tuple(elements), tuple(failures))
+
+
+def _collections_of(references: Any, hypotheses: Any) -> tuple[Any, Any]:
+    """Two paths of input files or directories read as collections; anything else as it is."""
+    if isinstance(references, (str, os.PathLike)) and isinstance(hypotheses, (str, os.PathLike)):
+        return _read_paths(references, hypotheses)
+    return references, hypotheses
 
 
 def _read_paths(references: str | os.PathLike, hypotheses: str | os.PathLike) -> tuple[Collection, Collection]:

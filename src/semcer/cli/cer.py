@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from semcer.api import evaluate
-from semcer.cli.common import Steps, batch_work, beside_cer, check_paths, item_name, load_pairs
+from semcer.cli.common import Steps, batch_work, beside_cer, check_paths, item_name, read_pairs
 from semcer.cli.options import add_input_options, add_measure_options, add_output_options, show_progress, use_color
 from semcer.io.json import dumps, emit
 from semcer.reports.text import render_evaluation
@@ -42,10 +43,10 @@ def run(args: argparse.Namespace) -> int:
     check_paths(args, {"REFS": args.refs, "HYPS": args.hyps})  # before any work
     steps = Steps(args)
     with steps.step("read and paired the inputs"):
-        paired = load_pairs(args)
+        paired, left_out = read_pairs(args)
     with steps.step(f"aligned {len(paired.pairs)} {item_name(args)}"), batch_work():
-        result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
-                          progress=show_progress(args))
+        result = replace(evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
+                                  progress=show_progress(args)), left_out=left_out)
     blocks, extra = beside_cer(args, paired)
     by = tuple(args.by or ())
     if args.json:

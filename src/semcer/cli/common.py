@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from semcer.api.comparison import with_lang  # --lang: the one rule, shared with compare and analyze
+from semcer.api.evaluation import left_out
 from semcer.cli.options import check_page_options
 from semcer.errors import InputError, SemcerError
 from semcer.io.collections import PAGE_FORMATS, STDIN, Collection, PageOptions, read_collection
 from semcer.io.edits import check_path as check_edits_path
 from semcer.io.pairing import Paired, pair_collections
+from semcer.metrics.results import LeftOut
 from semcer.scale.gc import collector_paused
 
 #: Output options (argparse destinations) and their flags, in the order they are checked.
@@ -114,9 +116,15 @@ def _is_page_of(path: str, directory: str) -> bool:
 
 
 def load_pairs(args: argparse.Namespace) -> Paired:
+    """The pairs of :func:`read_pairs`, without what reading left out."""
+    return read_pairs(args)[0]
+
+
+def read_pairs(args: argparse.Namespace) -> tuple[Paired, LeftOut]:
     """Read both collections (each in its --ref-format / --hyp-format / --format, or detected) and
     pair them by id, honouring --unmatched; the page-file options refused, before any scoring, when
-    neither was read from page files (known only now for a directory or standard input)."""
+    neither was read from page files (known only now for a directory or standard input). Also what
+    reading left out (page elements skipped, files that could not be read), for the result."""
     both = getattr(args, "format", None)
     if args.refs == STDIN and args.hyps == STDIN:
         raise InputError("REFS and HYPS are both '-': only one of them can be read from standard input")
@@ -126,7 +134,8 @@ def load_pairs(args: argparse.Namespace) -> Paired:
         hyps = read_collection(args.hyps, format=getattr(args, "hyp_format", None) or both, pages=pages)
         report_failures(refs, hyps)
         check_page_options(args, map(_has_pages, (refs, hyps)))
-        return with_lang(pair_collections(refs, hyps, unmatched=args.unmatched), getattr(args, "lang", None))
+        paired = with_lang(pair_collections(refs, hyps, unmatched=args.unmatched), getattr(args, "lang", None))
+        return paired, left_out(refs, hyps)
 
 
 def item_name(args: argparse.Namespace) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from semcer.api import evaluate
 from semcer.api.report import score_json_blocks, spans_json
-from semcer.cli.common import Steps, batch_work, beside_blocks, beside_cer, check_paths, item_name, load_pairs
+from semcer.cli.common import Steps, batch_work, beside_blocks, beside_cer, check_paths, item_name, read_pairs
 from semcer.cli.options import (
     add_input_options,
     add_judge_options,
@@ -31,7 +31,7 @@ from semcer.io.edits import check_path as check_edits_path
 from semcer.io.edits import ranked, write_edits
 from semcer.io.json import dumps, emit
 from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
-from semcer.metrics.results import Unmatched
+from semcer.metrics.results import LeftOut, Unmatched
 from semcer.metrics.spans import judged_spans, ranked_spans
 from semcer.reports.text import LEVEL_LEGEND, render_evaluation, render_top_edits, render_top_spans
 from semcer.scale.chunks import CER_ONLY, Beside
@@ -103,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
     steps = Steps(args)
     if args.spans and args.lines:  # each line row's edits: every edit with its alignment, one pass in memory
         with steps.step("read and paired the inputs"):
-            paired = load_pairs(args)
-        return _run_whole(args, paired, steps)
+            paired, left_out = read_pairs(args)
+        return _run_whole(args, paired, left_out, steps)
     streamed = stream_scored(args, settings, steps, before_edits=lambda s: _emit_streamed(args, s, steps),
                              beside=_beside(args))
     report_score(args, streamed.evaluation, references=args.refs, system=args.hyps, digest=streamed.digest)
@@ -121,15 +121,22 @@ def stream_scored(args: argparse.Namespace, settings: Any, steps: Steps, *,
                           lang=getattr(args, "lang", None), workers=settings.workers,
                           empty_error=get_policy(args.policy) if args.empty_ref == "error" else None)
     with steps.step("read and paired the inputs"):
-        paired = load_pairs(args) if source is None else None
+        paired, left_out = read_pairs(args) if source is None else (None, LeftOut())  # two .jsonl: no pages
     pairs: Any = source if source is not None else paired.pairs  # type: ignore[union-attr]
+    told = None if before_edits is None else lambda s: before_edits(_with_left_out(s, left_out))
     with judge_from_args(args) as judge, batch_work(judge), \
             steps.step(f"aligned and judged {len(pairs)} {item_name(args)}"):
-        return score_stream(pairs, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
-                            store=args.store, settings=settings, progress=show_progress(args), before_edits=before_edits,
-                            beside=beside, unmatched=Unmatched(policy=args.unmatched) if paired is None else
-                            unmatched_of(paired), provenance=None if paired is None else paired.provenance,
-                            reading=() if paired is None else paired.reading)
+        streamed = score_stream(pairs, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
+                                store=args.store, settings=settings, progress=show_progress(args), before_edits=told,
+                                beside=beside, unmatched=Unmatched(policy=args.unmatched) if paired is None else
+                                unmatched_of(paired), provenance=None if paired is None else paired.provenance,
+                                reading=() if paired is None else paired.reading)
+    return _with_left_out(streamed, left_out)
+
+
+def _with_left_out(streamed: Streamed, left_out: LeftOut) -> Streamed:
+    """The streamed run with what reading its inputs left out in its evaluation (for the JSON and the notes)."""
+    return replace(streamed, evaluation=replace(streamed.evaluation, left_out=left_out))
 
 
 #: A short reference line's bytes: a file smaller than this times the chunk size is taken to be one
@@ -162,11 +169,11 @@ def _emit_streamed(args: argparse.Namespace, streamed: Streamed, steps: Steps) -
     _emit_score(args, result, blocks, extra, top=streamed.top, digest=streamed.digest)
 
 
-def _run_whole(args: argparse.Namespace, paired: Any, steps: Steps) -> int:
+def _run_whole(args: argparse.Namespace, paired: Any, left_out: LeftOut, steps: Steps) -> int:
     with judge_from_args(args) as judge, batch_work(judge), steps.step(f"aligned and judged {len(paired.pairs)} "
                                                                          f"{item_name(args)}"):
-        result = evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
-                          store=args.store, edits=True, progress=show_progress(args))
+        result = replace(evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
+                                  store=args.store, edits=True, progress=show_progress(args)), left_out=left_out)
     steps.say(f"judge {result.signature.judge}: {result.judge_summary}")
     top = None
     if args.top > 0 and result.judged and not args.json:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from semcer.alignment.line import LineResult
 from semcer.metrics.aggregate import Aggregation, DocumentResult
@@ -29,6 +29,38 @@ class Unmatched:
     policy: str = "error"
 
 
+class SkippedElement(NamedTuple):
+    """A region or line of a page file that its reader left out of the page text, and why (one of
+    :attr:`semcer.io.formats.page.Page.skipped`): ``side`` is ``"references"`` or ``"outputs"``,
+    ``page`` the file, ``line``/``column`` where the element starts in it."""
+
+    side: str
+    page: str
+    id: str | None
+    kind: str
+    reason: str
+    line: int
+    column: int
+
+
+class ReadFailure(NamedTuple):
+    """A file of a directory that could not be read and was left out (``keep_going``): ``side`` is
+    ``"references"`` or ``"outputs"``, ``reason`` the error it raised."""
+
+    side: str
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """What reading the inputs left out of the texts scored: page elements a reader skipped
+    (``skipped.page_elements`` in JSON) and files that could not be read (``read_failures``)."""
+
+    elements: tuple[SkippedElement, ...] = ()
+    failures: tuple[ReadFailure, ...] = ()
+
+
 @dataclass(frozen=True)
 class Evaluation:
     """A corpus evaluation: statistics per line, per document, corpus and document mean."""
@@ -40,6 +72,7 @@ class Evaluation:
     judged: tuple[JudgedEdit, ...] | None = None  # every judged edit, when a judge ran
     judge_run: JudgeRun | None = None
     unmatched: Unmatched = Unmatched()
+    left_out: LeftOut = LeftOut()  # what reading the inputs left out (page elements, unreadable files)
 
     @property
     def corpus(self) -> Totals:
@@ -80,7 +113,9 @@ class Evaluation:
     def to_dict(self, *, lines: bool = False, by: tuple[str, ...] = ()) -> dict[str, Any]:
         """The JSON shape documented in the README (undefined values are None); ``by`` adds a
         breakdown per group (``"lang"``: ``by_lang``, ``"doc"``: ``by_doc``), each group scored like
-        the corpus."""
+        the corpus. ``skipped.page_elements`` lists every element a page reader left out of the text
+        and ``read_failures`` every file that could not be read (``keep_going``), each with its side
+        (:class:`LeftOut`)."""
         judged = bool(self.signature.judge)
         out: dict[str, Any] = {
             "signature": str(self.signature),
@@ -88,7 +123,8 @@ class Evaluation:
             "corpus": _corpus_dict(self.corpus, len(self.documents), judged),
             "document_mean": _mean_dict(self.aggregation, judged),
             "documents": [_document_dict(d, judged) for d in self.documents],
-            "skipped": {"empty_references": len(self.skipped_empty), "ids": list(self.skipped_empty)},
+            "skipped": {"empty_references": len(self.skipped_empty), "ids": list(self.skipped_empty),
+                        "page_elements": [e._asdict() for e in self.left_out.elements]},
         }
         if judged:
             out["judge"] = {"identity": self.signature.judge, **self.judge_summary}
@@ -100,6 +136,7 @@ class Evaluation:
                             "dropped_hyps": len(self.unmatched.dropped_hyps)}
         if self.unmatched.empty_hyps:
             out["unmatched"]["empty_hyps"] = len(self.unmatched.empty_hyps)
+        out["read_failures"] = [f._asdict() for f in self.left_out.failures]
         return out
 
 

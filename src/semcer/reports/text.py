@@ -132,7 +132,8 @@ def input_notes(result: Any, unmatched: str | None = None) -> list[str]:
     """The notes on the lines an Evaluation scored other than as given: skipped for an empty
     reference, and ids present on one side only, naming the --unmatched policy that was used
     (``unmatched``, else the one the record names, else the one it shows: references scored against
-    an empty output are ``empty``'s, dropped references ``drop``'s; dropped outputs alone are both's)."""
+    an empty output are ``empty``'s, dropped references ``drop``'s; dropped outputs alone are both's);
+    then what reading the inputs left out (:func:`left_out_notes`)."""
     notes = []
     if result.skipped_empty:
         notes.append(f"skipped {len(result.skipped_empty)} line(s) with an empty reference (--empty-ref skip)")
@@ -146,7 +147,35 @@ def input_notes(result: Any, unmatched: str | None = None) -> list[str]:
     if u.empty_hyps:
         notes.append(f"{len(u.empty_hyps)} reference(s) without an output scored against an empty output "
                      "(--unmatched empty)")
+    return notes + left_out_notes(getattr(result, "left_out", None))
+
+
+_SHOWN_LEFT_OUT = 3  # how many skipped elements or unreadable files a note names
+
+
+def left_out_notes(left_out: Any) -> list[str]:
+    """One note on the page elements a reader left out of the text and one on the files that could
+    not be read (:class:`semcer.metrics.results.LeftOut`): how many on each side, the first few."""
+    if left_out is None:
+        return []
+    notes = []
+    elements, failures = left_out.elements, left_out.failures
+    if elements:
+        shown = [f"{safe(e.id) if e.id is not None else f'{safe(e.kind)} at line {e.line}'} in {safe(e.page)} "
+                 f"({e.reason})" for e in elements[:_SHOWN_LEFT_OUT]]
+        notes.append(f"{len(elements)} page element(s) not in the text scored{_by_side(elements)}: {', '.join(shown)}"
+                     f"{', ...' if len(elements) > _SHOWN_LEFT_OUT else ''} (--json lists them: skipped.page_elements)")
+    if failures:
+        shown = [safe(f.path) for f in failures[:_SHOWN_LEFT_OUT]]
+        notes.append(f"{len(failures)} file(s) could not be read and are not scored{_by_side(failures)}: "
+                     f"{', '.join(shown)}{', ...' if len(failures) > _SHOWN_LEFT_OUT else ''} (--keep-going; "
+                     "--json lists them: read_failures)")
     return notes
+
+
+def _by_side(records: Sequence[Any]) -> str:
+    refs = sum(r.side == "references" for r in records)
+    return f" ({refs} in references, {len(records) - refs} in outputs)"
 
 
 def render_top_edits(judged: Sequence[Any]) -> str:
