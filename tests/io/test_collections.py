@@ -330,11 +330,11 @@ def test_directory_ids_docs_and_order(tmp_path):
     c = read_collection(root)
     assert c.format == "directory" and c.path == str(root)
     assert [(i.id, i.text, i.doc) for i in c.items] == [
-        ("book1/p001.txt", "eins\nmehr\n", "book1"),
-        ("book1/p002.txt", "zwei", "book1"),
-        ("book2/p001.txt", "Zweite", "book2"),
-        ("cover.txt", "", None),
-        ("en/book3/p1.txt", "deep", "en/book3"),
+        ("book1/p001", "eins\nmehr\n", "book1"),  # keyed as page files are (page_key), not "book1/p001.txt"
+        ("book1/p002", "zwei", "book1"),
+        ("book2/p001", "Zweite", "book2"),
+        ("cover", "", None),
+        ("en/book3/p1", "deep", "en/book3"),
     ]
     assert c.items[0].source == str(root / "book1" / "p001.txt") + ":1"
 

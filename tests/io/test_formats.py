@@ -119,8 +119,13 @@ XML = '<?xml version="1.0"?>\n<!-- a comment -->\n<TEI xmlns="http://www.tei-c.o
 @pytest.mark.parametrize("suffix", [".xml", ".txt", ".jsonl", ""])
 def test_markup_is_recognised_and_read_or_refused(tmp_path, body, kind, name, suffix):
     """Page formats are detected from the content whatever the name and read as pages; other markup
-    (HTML that is not hOCR, other XML) is refused, naming it."""
+    (HTML that is not hOCR, other XML) is refused, naming it, except in a file named .txt: text."""
     p = write(tmp_path / ("page" + suffix), body)
+    if suffix == ".txt" and kind in ("html", "xml"):
+        assert detect_format(p.read_bytes(), suffix) == "text"
+        c = read_collection(p)
+        assert c.format == "text" and c.items[0].id == "1" and c.items[0].text == body.split("\n")[0]
+        return
     assert detect_format(p.read_bytes(), suffix) == kind
     if kind in ("page-xml", "alto", "hocr"):
         if "pc:PcGts" in str(body):  # only the root prefixed: its Page is in no namespace, a clear error

@@ -23,9 +23,9 @@ def test_directory_pairs_by_relative_path(tmp_path):
         write(tmp_path / side / "loose.txt", texts[2] + "\n")
     paired = pair_collections(read_collection(tmp_path / "ref"), read_collection(tmp_path / "hyp"))
     assert paired.pairs == (
-        Pair("b1/p1.txt", "a b", "a 6", "b1", None),
-        Pair("b1/p2.txt", "c d", "c d", "b1", None),
-        Pair("loose.txt", "top", "t0p", "loose.txt", None),
+        Pair("b1/p1", "a b", "a 6", "b1", None),
+        Pair("b1/p2", "c d", "c d", "b1", None),
+        Pair("loose", "top", "t0p", "loose", None),
     )
 
 

@@ -22,10 +22,18 @@ Formats (``format=`` forces one; otherwise it is detected, see below):
 - ``text``: line-aligned, one item per line, id = 1-based line number. Blank lines are items with
   empty text; only the line break itself (``\\n`` or ``\\r\\n``) is removed, all other whitespace
   is kept; a final line break does not start another item.
-- ``directory``: every ``*.txt`` file below the directory (recursively; hidden files and
-  directories, whose name starts with ``.``, are skipped), one page per file. The id is the
-  relative path with ``/`` separators (``book1/p001.txt``), the text is the file content with one
-  trailing line break removed. **The directory is the document**: the doc of a page is the path of
+- ``directory``: every ``*.txt`` file and every page file (PAGE-XML, ALTO, hOCR: ``.xml``,
+  ``.html``, ``.htm``, ``.xhtml``, ``.hocr``) below the directory, each also gzip-compressed
+  (``p001.txt.gz``, ``p1.xml.gz``: decompressed as a single ``.gz`` file is, with its limits);
+  recursively; hidden files and directories, whose name starts with ``.``, are skipped; one page
+  per file. The id of every page is its pairing key (:func:`semcer.io.formats.page_key`): the
+  relative path with ``/`` separators, without ``.gz``, its extension and a ``.gt``/``.ocr``-like
+  marker (``book1/p001`` for ``book1/p001.txt`` and ``book1/p001.gt.txt``, ``p1`` for
+  ``p1.hocr.gz``), so that plain-text ground truth pairs with page files by name; two files with one
+  key are an error naming both. A ``.txt`` page's text is the file content with one trailing line
+  break removed (a ``.txt`` file whose content is PAGE-XML, ALTO or hOCR is read as that page). A
+  file named like a page that cannot be read as one (``p1.xml.bz2``, a broken link) is an error,
+  never skipped in silence. **The directory is the document**: the doc of a page is the path of
   the directory that holds it (``book1`` for ``book1/p001.txt``, ``en/book1`` for
   ``en/book1/p001.txt``); a page directly in the top directory has no doc, so it is its own
   document, like any item without a doc.
@@ -44,12 +52,14 @@ Detection (:func:`detect_format`), in this order; a directory is always ``direct
    Arrow, NumPy, ELF, bzip2, xz, zstd, 7-Zip, UTF-16/UTF-32 (byte-order mark; UTF-16 markup is
    named as markup, rule 2). Beyond signatures,
    any NUL byte or invalid UTF-8 is refused with its line and byte offset.
-2. Markup is recognised and refused (not supported yet; ``format="text"`` reads it as plain text
-   anyway): text whose first non-blank character is ``<`` followed by ``?xml``, ``!DOCTYPE`` or
+2. Markup: text whose first non-blank character is ``<`` followed by ``?xml``, ``!DOCTYPE`` or
    an element name. It is named ``page-xml`` (root ``PcGts`` or the PAGE namespace), ``alto``
    (root ``alto`` or the ALTO namespace), ``hocr`` (HTML with ``ocr_page``/``ocr_line``/
-   ``ocrx_word`` classes or an ``ocr-system`` meta tag), ``html``, or ``xml`` for any other root.
-   A reader registered for one of these names (:func:`register_reader`) reads it instead.
+   ``ocrx_word`` classes or an ``ocr-system`` meta tag), all three read as pages whatever the file
+   is named; other markup is ``html`` or ``xml`` (any other root), refused as not supported yet
+   (``format="text"`` reads it as plain text anyway), except in a file named ``.txt``, which is
+   text (rule 3: a VLM's ``<think>...</think>``, a line starting with ``<unk>``). A reader
+   registered for ``html`` or ``xml`` (:func:`register_reader`) reads it instead.
 3. A known suffix decides between the readable formats: ``.jsonl``/``.ndjson`` → ``jsonl``,
    ``.json`` → ``json`` (but ``jsonl`` when its first line is a whole JSON object: JSON Lines
    named ``.json``), ``.tsv``, ``.csv``, ``.txt`` → ``text``.
@@ -91,11 +101,11 @@ __all__ = ["FORMATS", "GZIP_LIMIT", "PAGE_FORMATS", "READERS", "RECOGNISED", "Co
 #: The formats semcer reads itself (``"memory"`` marks collections built in code).
 FORMATS = ("jsonl", "json", "tsv", "csv", "text", "directory")
 #: Formats :func:`detect_format` recognises that have no reader yet, by how a message names them.
-RECOGNISED: dict[str, str] = {"html": "HTML", "xml": "XML"}
+RECOGNISED: dict[str, str] = {"html": "HTML that is not hOCR", "xml": "XML that is not PAGE-XML, ALTO or hOCR"}
 #: The page formats (read by :mod:`semcer.io.formats`, with :class:`PageOptions`).
 PAGE_FORMATS = ("page-xml", "alto", "hocr")
-#: File names a directory holds pages in: plain text, and the page formats.
-_PAGE_SUFFIXES = (".xml", ".html", ".htm", ".xhtml", ".hocr")
+#: Suffixes of other compressors: a page named like ``p1.xml.bz2`` in a directory is refused, not skipped.
+_OTHER_COMPRESSION = (".bz2", ".xz", ".zst", ".lz4", ".lzma", ".zip", ".7z")
 
 
 @dataclass(frozen=True)
@@ -251,8 +261,11 @@ def _collection(items: list[Item], name: str, fmt: str) -> Collection:
 def _unreadable_format(fmt: str, name: str, *, forced: bool) -> str:
     if fmt in RECOGNISED:
         what = RECOGNISED[fmt]
-        return (f"{name}: {what} ({fmt}) is recognised but not supported yet; convert it to JSONL, JSON, TSV, "
-                "CSV or plain text" + ("" if forced else ", or pass --format text to read the markup as plain text"))
+        how = ("format 'text' reads the markup as plain text; page files are 'page-xml', 'alto' or 'hocr'" if forced
+               else "pass --format text (--ref-format text or --hyp-format text for one side) to read the markup "
+               "as plain text")
+        return f"{name}: {what} ({fmt}) is recognised but not supported yet; {how}, or convert it to JSONL, JSON, " \
+               "TSV, CSV or plain text"
     return f"{name}: unknown input format {fmt!r}; expected one of {', '.join(input_formats())}"
 
 
@@ -311,14 +324,14 @@ def detect_format(data: bytes, suffix: str = "") -> str:
     binary = binary_format(data)
     if binary is not None:
         if binary[0] == "utf-16":  # UTF-16 markup (XML may be UTF-16) is named as markup
-            markup = _markup(data[:_HEAD].decode("utf-16", "replace").lstrip())
+            markup = _named_markup(data[:_HEAD].decode("utf-16", "replace").lstrip(), suffix)
             if markup is not None:
                 return markup
         return binary[0]
     skip = 3 if data.startswith(b"\xef\xbb\xbf") else 0
     head = data[skip : skip + _HEAD].decode("utf-8", "replace")
     start = head.lstrip()
-    markup = _markup(start)
+    markup = _named_markup(start, suffix)
     if markup is not None:
         return markup
     by_suffix = _SUFFIX_FORMATS.get(suffix.lower())
@@ -380,6 +393,16 @@ _MARKUP_START = re.compile(
     re.S | re.I,
 )
 _HOCR = re.compile(r"""\bocr(?:_page|_line|x_word|_carea|_par)\b|['"]ocr-system['"]""")
+
+
+def _named_markup(text: str, suffix: str) -> str | None:
+    """The markup format of ``text`` as detection names it: a page format whatever the suffix, other
+    markup (HTML, XML) only when the file is not named ``.txt`` (a ``.txt`` file is text:
+    ``<think>...</think>`` from a VLM, a line starting with ``<unk>`` or ``<script>``)."""
+    markup = _markup(text)
+    if markup in RECOGNISED and suffix.lower() == ".txt":
+        return None
+    return markup
 
 
 def _markup(text: str) -> str | None:
@@ -546,35 +569,36 @@ def _page(data: bytes, name: str, fmt: str | None, rel: str, doc: str | None, op
 
 
 def _read_directory(root: Path, name: str, options: PageOptions) -> Collection:
-    """Every ``.txt`` page and every page file (PAGE-XML, ALTO, hOCR) below ``root``.
+    """Every ``.txt`` page and every page file (PAGE-XML, ALTO, hOCR) below ``root``, each also
+    gzip-compressed (``p1.xml.gz``: read as a single ``.gz`` file is, with the same limits).
 
-    A ``.txt`` page's id is its relative path; a page file's id is its pairing key
-    (:func:`semcer.io.formats.page_key`: ``name.gt.xml`` and ``name.ocr.xml`` are both ``name``).
-    The folder holding a page is its document. With ``options.keep_going`` a file that cannot be read
-    is listed in ``failures`` and the rest is read.
+    Every page's id is its pairing key (:func:`semcer.io.formats.page_key`: ``name.gt.xml``,
+    ``name.hocr``, ``name.txt`` and ``name.gt.txt.gz`` are all ``name``); two files with one key
+    are an error naming both. A ``.txt`` file is a plain-text page unless its content is a page
+    format (:func:`detect_format`). The folder holding a page is its document. A file named like a
+    page that cannot be read as one (another compressor's ``.bz2``, a broken link) is an error, as
+    is a malformed page; with ``options.keep_going`` each is listed in ``failures`` and the rest is read.
     """
+    from semcer.io.formats.files import page_key
+
+    files = _page_files(root)
+    keys = _check_keys([(rel, page_key(rel)) for rel, problem in files if problem is None], root, name)
     items: list[Item] = []
     pages: dict[str, Any] = {}
     failures: list[tuple[str, str]] = []
-    for rel in _page_files(root):
-        path = root.joinpath(*rel.split("/"))
-        fname = str(path)
-        parent = rel.rpartition("/")[0] or None
+    for rel, problem in files:
+        fname = str(root.joinpath(*rel.split("/")))
         try:
-            data = _read_bytes(path, fname)
-            if rel.lower().endswith(".txt"):
-                text = _decode(data, fname)
-                if text.endswith("\n"):
-                    text = text[:-2] if text.endswith("\r\n") else text[:-1]
-                items.append(Item(id=rel, text=text, doc=parent, source=f"{fname}:1"))
-                continue
-            key, page, found = _page(data, fname, None, rel, parent, options)
+            if problem is not None:
+                raise InputError(f"{fname}: {problem}")
+            page, found = _directory_page(fname, rel, keys[rel], options)
         except InputError as exc:
             if not options.keep_going:
                 raise
             failures.append((fname, str(exc)))
             continue
-        pages[key] = page
+        if page is not None:
+            pages[keys[rel]] = page
         items.extend(found)
     if not items:
         what = "no page could be read" if failures else "no .txt, PAGE-XML, ALTO or hOCR files in this directory"
@@ -583,22 +607,57 @@ def _read_directory(root: Path, name: str, options: PageOptions) -> Collection:
     return Collection(tuple(items), name, "directory", pages, failures=tuple(failures), granularity=options.granularity)
 
 
-def _page_files(root: Path) -> list[str]:
-    """Relative paths of the pages below root: ``.txt`` and page-format files, sorted."""
-    return _txt_files(root, (".txt", *_PAGE_SUFFIXES))
+def _check_keys(keyed: list[tuple[str, str]], root: Path, name: str) -> dict[str, str]:
+    """Relative path -> key of the pages of a directory; two pages with one key are an error naming both."""
+    from semcer.io.formats.files import same_page_name
+
+    first: dict[str, str] = {}
+    for rel, key in keyed:
+        if key in first:
+            path = str(root.joinpath(*rel.split("/")))
+            raise same_page_name(path, key, str(root.joinpath(*first[key].split("/"))), f"in {name}")
+        first[key] = rel
+    return dict(keyed)
 
 
-def _txt_files(root: Path, suffixes: tuple[str, ...] = (".txt",)) -> list[str]:
-    """Relative paths (with '/') of the non-hidden files with one of ``suffixes`` below root, sorted."""
+def _directory_page(fname: str, rel: str, key: str, options: PageOptions) -> tuple[Any, list[Item]]:
+    """One file of a directory: its page (None for a plain-text page) and its items."""
+    inner = rel[:-3] if rel.lower().endswith(".gz") else rel
+    suffix = Path(inner).suffix.lower()
+    data, _ = _decompressed(_read_bytes(fname, fname), fname, Path(rel).suffix.lower())
+    doc = rel.rpartition("/")[0] or None
+    fmt = detect_format(data, suffix) if suffix == ".txt" else None
+    if suffix == ".txt" and fmt not in PAGE_FORMATS:
+        text = _decode(data, fname)
+        if text.endswith("\n"):
+            text = text[:-2] if text.endswith("\r\n") else text[:-1]
+        return None, [Item(id=key, text=text, doc=doc, source=f"{fname}:1")]
+    _, page, found = _page(data, fname, fmt, inner, doc, options)
+    return page, found
+
+
+def _page_files(root: Path) -> list[tuple[str, str | None]]:
+    """The files below root (recursively, hidden ones skipped) that are named like pages, sorted:
+    each relative path (with '/') and None, or why it cannot be read as a page."""
+    from semcer.io.formats.files import EXTENSIONS
+
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         rel_dir = Path(dirpath).relative_to(root).as_posix()
         prefix = "" if rel_dir == "." else rel_dir + "/"
         for f in filenames:
-            is_page = f.lower().endswith(suffixes) and not f.startswith(".")
-            if is_page and os.path.isfile(os.path.join(dirpath, f)):
-                found.append(prefix + f)
+            low = f.lower()
+            stem, dot, ext = low.rpartition(".")
+            if f.startswith("."):
+                continue
+            if low.endswith(EXTENSIONS) or (ext == "gz" and stem.endswith(EXTENSIONS)):
+                regular = os.path.isfile(os.path.join(dirpath, f))
+                found.append((prefix + f, None if regular else "named like a page but not a regular file (a broken "
+                              "link, a pipe?); remove it or move it out of the directory"))
+            elif dot + ext in _OTHER_COMPRESSION and stem.endswith(EXTENSIONS):
+                found.append((prefix + f, f"a page compressed as {dot + ext}, which semcer does not read; decompress "
+                              "it or compress it with gzip (.gz)"))
     return sorted(found)
 
 

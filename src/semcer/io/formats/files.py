@@ -1,7 +1,8 @@
 """Pairing reference and output page files by name, and reading the pairs.
 
 **The key of a file** (what pairs it): its name (for a directory, its path relative to the
-directory, with ``/``) without its extension (``.xml``, ``.html``, ``.htm``, ``.xhtml``, ``.hocr``,
+directory, with ``/``) without ``.gz`` (a gzip-compressed page keys as the page inside it:
+``p1.hocr.gz`` is ``p1``), then without its extension (``.xml``, ``.html``, ``.htm``, ``.xhtml``, ``.hocr``,
 ``.txt``, any case) and then without every trailing marker among ``.gt``, ``.ocr``, ``.pred``,
 ``.hyp``, ``.page``, ``.alto`` and ``.hocr`` (any case). So, dinglehopper's and OCR-D's
 conventions: ``name.gt.xml`` ↔ ``name.ocr.xml``, ``name.xml`` ↔ ``name.xml``, ``name.gt.txt`` ↔
@@ -31,7 +32,7 @@ from semcer.io.formats.read import read_page
 from semcer.io.formats.tree import MAX_BYTES, MAX_ELEMENTS
 
 __all__ = ["EXTENSIONS", "MARKERS", "FilePair", "FilePairing", "PagePair", "ReadPairs", "page_key", "pair_files",
-           "read_pairs"]
+           "read_pairs", "same_page_name"]
 
 EXTENSIONS = (".xml", ".html", ".htm", ".xhtml", ".hocr", ".txt")
 MARKERS = (".gt", ".ocr", ".pred", ".hyp", ".page", ".alto", ".hocr")
@@ -41,6 +42,8 @@ def page_key(name: str) -> str:
     """The pairing key of a file name or relative path (rule in the module documentation)."""
     stem = name
     low = stem.lower()
+    if low.endswith(".gz") and len(stem) > 3:
+        stem, low = stem[:-3], low[:-3]
     for ext in EXTENSIONS:
         if low.endswith(ext) and len(stem) > len(ext):
             stem = stem[: -len(ext)]
@@ -55,6 +58,12 @@ def page_key(name: str) -> str:
                 changed = True
                 break
     return stem
+
+
+def same_page_name(path: str, key: str, first: str, among: str) -> InputError:
+    """The error for two files of one side (``among``: where they were found) with the same key."""
+    return InputError(f"{path}: same page name {key!r} as {first} {among}; rename one of them (the name without "
+                      "extension, .gz and .gt/.ocr pairs the pages)")
 
 
 @dataclass(frozen=True)
@@ -83,8 +92,7 @@ def _files(source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], si
 
     def add(key: str, path: str) -> None:
         if key in keyed:
-            raise InputError(f"{path}: same page name {key!r} as {keyed[key]} among the {side} files; rename one "
-                             "of them (the name without extension and .gt/.ocr pairs the pages)")
+            raise same_page_name(path, key, keyed[key], f"among the {side} files")
         keyed[key] = path
 
     if isinstance(source, (str, os.PathLike)):
