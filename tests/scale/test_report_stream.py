@@ -63,7 +63,7 @@ def test_cli_html_streams_with_workers_and_equals_the_in_memory_report(judge, wh
     def read_whole(*a, **k):
         raise AssertionError("the inputs were read whole")
 
-    monkeypatch.setattr(semcer.cli.score, "load_pairs", read_whole)
+    monkeypatch.setattr(semcer.cli.score, "read_pairs", read_whole)
     got, again = tmp_path / "got.html", tmp_path / "again.html"
     sizes = ["--report-spans", "40", "--report-lines", "25", "--workers", "2", "--chunk-lines", "50"]
     assert semcer.cli.main(["score", str(REFS), str(HYPS), "--html", str(got), *sizes, "--json", "--quiet"]) == 0
@@ -82,7 +82,7 @@ def test_json_spans_stream_without_lines_and_equal_the_one_pass_block(tmp_path, 
     def read_whole(*a, **k):
         raise AssertionError("the inputs were read whole")
 
-    monkeypatch.setattr(semcer.cli.score, "load_pairs", read_whole)
+    monkeypatch.setattr(semcer.cli.score, "read_pairs", read_whole)
     assert semcer.cli.main(["score", str(REFS), str(HYPS), "--json", "--spans", "30", "--quiet", "--workers", "2",
                             "--chunk-lines", "31"]) == 0
     got = json.loads(capsys.readouterr().out)

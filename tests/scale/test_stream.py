@@ -136,7 +136,7 @@ def test_cli_streams_wer_from_jsonl_with_workers_and_resumes(tmp_path, capsys, m
     def whole(*a, **k):
         raise AssertionError("the inputs were read whole")
 
-    monkeypatch.setattr(semcer.cli.score, "load_pairs", whole)
+    monkeypatch.setattr(semcer.cli.score, "read_pairs", whole)
     outs = []
     for _ in range(2):
         assert semcer.cli.main(["score", str(REFS), str(HYPS), "--wer", "--page-score", "--json", "--quiet",
