@@ -28,6 +28,20 @@ def write(path: Path, content: str | bytes) -> Path:
     return path
 
 
+def read_error(path, **kwargs) -> str:
+    """The one-line message of the InputError that reading ``path`` as a collection raises."""
+    import pytest
+
+    from semcer.errors import InputError
+    from semcer.io.collections import read_collection
+
+    with pytest.raises(InputError) as info:
+        read_collection(path, **kwargs)
+    msg = str(info.value)
+    assert "\n" not in msg
+    return msg
+
+
 def jsonl(*records: dict) -> str:
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 

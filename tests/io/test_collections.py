@@ -4,22 +4,14 @@ file and line."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from helpers import EXAMPLES, jsonl, write
+from helpers import read_error as error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semcer.errors import InputError
 from semcer.io.collections import Item, read_collection
-
-
-def error(path: str | Path, **kwargs) -> str:
-    with pytest.raises(InputError) as info:
-        read_collection(path, **kwargs)
-    return str(info.value)
-
 
 # ----------------------------------------------------------------------------------------------
 # JSONL

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 from helpers import jsonl, write
+from helpers import read_error as error
 
-from semcer.errors import InputError
 from semcer.io import collections as coll
 from semcer.io.collections import PageOptions, detect_format, read_collection
 from semcer.io.formats import page_key
@@ -35,14 +35,6 @@ ALTO = ('<?xml version="1.0" encoding="UTF-8"?>\n<alto xmlns="http://www.loc.gov
 HOCR = ("<!DOCTYPE html>\n<html><head><meta name='ocr-system' content='tesseract 5.3.0' /></head><body>"
         "<div class='ocr_page' id='page_1'><p class='ocr_par' id='par_1'><span class='ocr_line' id='line_1'>"
         "<span class='ocrx_word'>Hello</span> <span class='ocrx_word'>wor1d</span></span></p></div></body></html>\n")
-
-
-def error(path, **kwargs) -> str:
-    with pytest.raises(InputError) as info:
-        read_collection(path, **kwargs)
-    msg = str(info.value)
-    assert "\n" not in msg
-    return msg
 
 
 def gz(path: Path, text: str) -> Path:

@@ -19,21 +19,12 @@ from pathlib import Path
 
 import pytest
 from helpers import EXAMPLES, jsonl, write
+from helpers import read_error as error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from semcer.errors import InputError
 from semcer.io import collections as coll
 from semcer.io.collections import Item, detect_format, read_collection
-
-
-def error(path, **kwargs) -> str:
-    with pytest.raises(InputError) as info:
-        read_collection(path, **kwargs)
-    msg = str(info.value)
-    assert "\n" not in msg
-    return msg
-
 
 # ----------------------------------------------------------------------------------------------
 # JSON arrays
