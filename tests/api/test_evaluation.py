@@ -202,6 +202,17 @@ def test_evaluate_takes_the_language_of_plain_strings():
         semcer.evaluate(refs, hyps, langs=["vi"])
 
 
+def test_one_language_tag_fills_in_the_lines_of_read_files_that_name_none(tmp_path):
+    refs, hyps = tmp_path / "r.jsonl", tmp_path / "h.jsonl"
+    refs.write_text('{"id": "a", "text": "Tấm Cám"}\n{"id": "b", "text": "Tấm", "lang": "en"}\n', encoding="utf-8")
+    hyps.write_text('{"id": "a", "text": "Tám Cám"}\n{"id": "b", "text": "Tám"}\n', encoding="utf-8")
+    ev = semcer.evaluate(str(refs), str(hyps), langs="vi", judge="rubric")
+    assert sorted((j.line_id, j.context.lang) for j in ev.judged) == [("a", "vi"), ("b", "en")]  # b names its own
+    for bad in (["vi", "vi"], {"a": "vi"}):
+        with pytest.raises(semcer.InputError, match="read collections carry their own"):
+            semcer.evaluate(str(refs), str(hyps), langs=bad)
+
+
 def test_library_errors_name_the_parameter_and_the_flag():
     with pytest.raises(semcer.EmptyReferenceError) as info:
         semcer.evaluate(["", "a"], ["x", "a"])

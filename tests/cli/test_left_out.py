@@ -109,7 +109,8 @@ def test_keep_going_failures_are_in_the_json_of_cer_and_score(tmp_path, capsys):
     for command in ("cer", "score"):
         saved = tmp_path / f"{command}.json"
         assert main([command, str(refs), str(hb), "--keep-going", "--unmatched", "drop", "--json", "-o", str(saved)]) == 0
-        assert f"semcer: skipped {hb / 'p3.hocr'}: " in capsys.readouterr().err  # the terminal line stays
+        [line] = [x for x in capsys.readouterr().err.splitlines() if x.startswith("semcer: skipped")]
+        assert line.startswith(f"semcer: skipped {hb / 'p3.hocr'}:") and line.count("p3.hocr") == 1  # named once
         out = json.loads(saved.read_text(encoding="utf-8"))
         [failure] = out["read_failures"]
         assert (failure["side"], failure["path"]) == ("outputs", str(hb / "p3.hocr"))
@@ -132,3 +133,24 @@ def test_jsonl_inputs_leave_nothing_out(capsys):
     examples = Path(__file__).resolve().parents[2] / "examples"
     out = _json(capsys, "cer", str(examples / "references.jsonl"), str(examples / "tess_noisy.jsonl"), "--json")
     assert out["skipped"]["page_elements"] == [] and out["read_failures"] == []
+
+
+@pytest.mark.parametrize("lang", [[], ["--lang", "en"]], ids=["no-lang", "lang"])
+def test_compare_lists_what_each_systems_inputs_left_out(tmp_path, capsys, lang):
+    gt, ocr = _pages(tmp_path)
+    other = tmp_path / "ocr2"
+    shutil.copytree(ocr, other)
+    out = _json(capsys, "compare", gt, ocr, str(other), "--no-judge", "--json", *lang)
+    assert set(out["inputs"]) == {ocr, str(other)}
+    assert out["inputs"][ocr]["skipped"]["page_elements"] == _expected_elements(gt, ocr)
+    assert out["inputs"][str(other)]["skipped"]["page_elements"] == _expected_elements(gt, str(other))
+    assert out["inputs"][ocr]["read_failures"] == [] and out["inputs"][ocr]["unmatched"]["dropped_refs"] == 0
+    assert sum("2 page element(s) not in the text scored" in note for note in out["notes"]) == 2
+
+
+def test_the_cer_only_report_says_what_was_left_out(tmp_path, capsys):
+    gt, ocr = _pages(tmp_path)
+    page = tmp_path / "r.html"
+    assert main(["report", gt, ocr, "--no-judge", "--html", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert "2 page element(s) not in the text scored (1 in references, 1 in outputs)" in html

@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from semcer.api.comparison import scored_inputs, system_names
+from semcer.api.comparison import system_names
 from semcer.api.evaluation import evaluate, opened_judge, opened_store
 from semcer.caches import cache
 from semcer.errors import InputError, SemcerError
@@ -161,14 +161,14 @@ def analyze(
     contrasts) on ``references`` (see the module documentation). ``references`` and each system are
     what :func:`semcer.evaluate` takes (``langs`` too: the languages of lists or dicts of strings;
     read collections carry their own); ``lang`` is the language of the lines that name none
-    (command line ``--lang``), as :func:`semcer.api.comparison.with_lang` gives it, for every kind of
+    (command line ``--lang``), as :func:`semcer.api.evaluation.with_lang` gives it, for every kind of
     input. Seeded: the same inputs and seed give the same intervals."""
     _check_settings(systems, langs, lang, judge, (max_edits, min_letter_errors, n_boot, n_permutations), confidence)
     labels = system_names(systems, names)
     with contextlib.ExitStack() as stack:
         j = stack.enter_context(opened_judge(judge))
         st = stack.enter_context(opened_store(store))
-        evals = [evaluate(**_inputs(references, s, unmatched, langs, lang), unit=unit, policy=policy,
+        evals = [evaluate(references, s, langs=lang if langs is None else langs, unit=unit, policy=policy,
                           empty_ref=empty_ref, unmatched=unmatched, judge=j, store=st, progress=progress)
                  for s in systems]
         identity = j.identity
@@ -190,14 +190,6 @@ def analyze(
     return Analysis(labels, identity, str(evals[0].signature), _by_class(labels, edits_by_system),
                     _grapheme_load(labels, per_system), real, missing,
                     _equal_count(labels, per_system, n_permutations, boot), lines, settings, tuple(notes))
-
-
-def _inputs(references: Any, system: Any, unmatched: str, langs: Any, lang: str | None) -> dict[str, Any]:
-    """What :func:`semcer.evaluate` takes for one system: ``langs`` as given, else ``lang`` for the
-    lines that name none."""
-    if langs is not None:
-        return {"references": references, "hypotheses": system, "langs": langs}
-    return scored_inputs(references, system, unmatched=unmatched, lang=lang)
 
 
 # ---------------------------------------------------------------------------------------------

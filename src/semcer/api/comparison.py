@@ -11,7 +11,6 @@ empty), and their signatures must match the baseline's.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 from collections.abc import Collection as Container
@@ -23,8 +22,7 @@ import numpy as np
 
 from semcer.api.evaluation import evaluate, opened_judge, opened_store
 from semcer.errors import InputError, SemcerError
-from semcer.io.collections import Collection, read_collection
-from semcer.io.pairing import Paired, pair_collections
+from semcer.io.collections import Collection
 from semcer.metrics.results import Evaluation
 from semcer.metrics.signature import Signature
 from semcer.reports.text import input_notes
@@ -74,12 +72,15 @@ class Comparison:
 
     def to_dict(self, *, by: Sequence[str] = ()) -> dict[str, Any]:
         """The JSON shape of ``semcer compare --json``; ``by`` ("lang", "doc") adds ``by_lang`` /
-        ``by_doc``: for each system, its groups exactly as ``semcer score --json --by`` lists them."""
+        ``by_doc``: for each system, its groups exactly as ``semcer score --json --by`` lists them.
+        ``inputs`` holds, per system, what its inputs left out (``skipped``, ``unmatched``,
+        ``read_failures``: :meth:`semcer.metrics.results.Evaluation.inputs_dict`)."""
         systems = {name: {m: {a: self.results[m][a][k].to_dict() for a in self.results[m]} for m in self.results}
                    for k, name in enumerate(self.names)}
         out = {"signature": str(self.signature), "signature_fields": self.signature.fields(),
                "baseline": self.names[0], "documents": self.documents,
-               "lines": self.evaluations[0].corpus.lines, "systems": systems, "notes": list(self.notes)}
+               "lines": self.evaluations[0].corpus.lines, "systems": systems, "notes": list(self.notes),
+               "inputs": {name: ev.inputs_dict() for name, ev in zip(self.names, self.evaluations)}}
         for key in dict.fromkeys(by):
             out[f"by_{key}"] = {name: ev.to_dict(by=(key,))[f"by_{key}"]
                                 for name, ev in zip(self.names, self.evaluations)}
@@ -111,13 +112,13 @@ def compare(
     approximate-randomization p-value, Holm-adjusted over the systems. ``references`` and each system
     are what :func:`semcer.evaluate` takes (paths, collections, lists or dicts); ``judge=None``
     compares CER only. ``lang`` is the language of the lines that name none (command line
-    ``--lang``), as :func:`with_lang` gives it. Seeded: the same inputs and seed give the same intervals.
+    ``--lang``), as :func:`semcer.api.evaluation.with_lang` gives it. Seeded: the same inputs and seed give the same intervals.
     """
     _check_options(systems, n_resamples, confidence, method, seed, n_permutations)
     labels = system_names(systems, names)
     with (opened_judge(judge) if judge is not None else _nothing()) as j, opened_store(store) as st:
-        evals = tuple(evaluate(**scored_inputs(references, s, unmatched=unmatched, lang=lang), unit=unit, policy=policy,
-                               empty_ref=empty_ref, unmatched=unmatched, judge=j, store=st, progress=progress)
+        evals = tuple(evaluate(references, s, langs=lang, unit=unit, policy=policy, empty_ref=empty_ref,
+                               unmatched=unmatched, judge=j, store=st, progress=progress)
                       for s in systems)
     _check_same(evals, labels)
     n_perm = n_resamples if n_permutations is None else n_permutations
@@ -145,29 +146,6 @@ class _nothing:
 
     def __exit__(self, *exc: object) -> None:
         return None
-
-
-def with_lang(paired: Paired, lang: str | None) -> Paired:
-    """``lang`` (command line ``--lang``) as the language of the pairs that name none: the one rule
-    of a default language, for one system (``semcer score``) as for several."""
-    if not lang:
-        return paired
-    pairs = tuple(p if p.lang else p._replace(lang=lang) for p in paired.pairs)
-    return dataclasses.replace(paired, pairs=pairs)
-
-
-def scored_inputs(references: Any, system: Any, *, unmatched: str, lang: str | None) -> dict[str, Any]:
-    """What :func:`semcer.evaluate` takes (references, hypotheses, langs) to score ``system`` with
-    ``lang`` the language of its lines that name none: paths and collections are paired here (under
-    ``unmatched``) and given :func:`with_lang`; lists and dicts of strings, which name no language,
-    get ``lang`` as their ``langs``. Without ``lang`` the inputs are passed on unchanged."""
-    if not lang:
-        return {"references": references, "hypotheses": system}
-    if isinstance(references, (str, os.PathLike)) and isinstance(system, (str, os.PathLike)):
-        references, system = read_collection(references), read_collection(system)
-    if isinstance(references, Collection) and isinstance(system, Collection):
-        return {"references": with_lang(pair_collections(references, system, unmatched=unmatched), lang)}
-    return {"references": references, "hypotheses": system, "langs": lang}
 
 
 def system_names(systems: Sequence[Any], names: Sequence[str] | None) -> tuple[str, ...]:

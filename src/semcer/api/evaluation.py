@@ -12,12 +12,12 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import repeat
 from typing import Any
 
 from semcer.alignment.engine import Pair, align_lines, align_one, check_empty_ref
-from semcer.alignment.line import Alignment
+from semcer.alignment.line import Alignment, LineResult
 from semcer.errors import EmptyReferenceError, InputError, quoted
 from semcer.io.collections import Collection, read_collection
 from semcer.io.formats.provenance import Provenance
@@ -94,7 +94,8 @@ def evaluate(
     ``references``/``hypotheses`` are two lists of strings (ids 1..n; each line is its own document
     unless ``docs`` says otherwise, and has the language ``langs`` gives: one tag for all, a list,
     or a dict id -> tag), two dicts id -> text, two paths of input files or directories (any format
-    ``semcer cer`` reads; ids matched under ``unmatched``), two
+    ``semcer cer`` reads; ids matched under ``unmatched``; ``langs`` one tag, for the lines that name
+    none), two
     :class:`semcer.io.collections.Collection`, or a :class:`semcer.io.pairing.Paired` alone. With
     ``judge`` (a judge object, or a name such as ``"rubric"``), every grapheme edit is charged a
     severity and semCER is reported; ``store`` (a path or :class:`semcer.store.sqlite.JudgedEditStore`)
@@ -112,12 +113,7 @@ def evaluate(
     pairs, unmatched_ids, provenance, reading = _as_pairs(references, hypotheses, docs, langs, unmatched)
     if not pairs:
         raise InputError("nothing to score: no lines")
-    with contextlib.ExitStack() as stack:
-        bar = line_bar(len(pairs), progress)
-        if bar is not None:
-            stack.callback(bar.close)
-        rows, skipped = align_lines(pairs, unit, pol, empty_ref, edits=edits or judge is not None, offsets=offsets,
-                                    progress=bar)
+    rows, skipped = _aligned(pairs, unit, pol, empty_ref, edits or judge is not None, offsets, progress)
     del pairs
     if judge is None:
         agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=False)
@@ -135,6 +131,16 @@ def evaluate(
     agg = aggregate([r[3] for r in rows], [r[1] for r in rows], judged=True)
     return Evaluation(Signature.build(unit, pol, empty_ref, j.identity, unmatched=unmatched_ids.policy, reading=reading),
                       tuple(rows), agg, tuple(skipped), tuple(judged), run, unmatched_ids, gaps)
+
+
+def _aligned(pairs: list[Pair], unit: Unit, pol: TextPolicy, empty_ref: str, edits: bool, offsets: bool,
+             progress: bool) -> tuple[list[LineResult], list[str]]:
+    """The lines aligned (:func:`semcer.alignment.engine.align_lines`), with a bar when ``progress``."""
+    with contextlib.ExitStack() as stack:
+        bar = line_bar(len(pairs), progress)
+        if bar is not None:
+            stack.callback(bar.close)
+        return align_lines(pairs, unit, pol, empty_ref, edits=edits, offsets=offsets, progress=bar)
 
 
 @contextlib.contextmanager
@@ -168,8 +174,10 @@ def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[st
     if isinstance(references, Collection) and isinstance(hypotheses, Collection):
         references = pair_collections(references, hypotheses, unmatched=unmatched)
     if isinstance(references, Paired):
-        if docs is not None or langs is not None:
-            raise InputError("docs= and langs= apply to lists or dicts of strings; read collections carry their own")
+        if docs is not None or not (langs is None or isinstance(langs, str)):
+            raise InputError("docs= and a list or dict of langs= apply to lists or dicts of strings; read collections "
+                             "carry their own (langs='TAG' names the language of their lines that name none)")
+        references = with_lang(references, langs)
         return (list(references.pairs), Unmatched(references.dropped_refs, references.dropped_hyps, references.empty_hyps,
                                                   references.unmatched), references.provenance, references.reading)
     check_unmatched(unmatched)
@@ -182,6 +190,15 @@ def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[st
     lang_of = _per_item(langs, ids, "languages", default=[None] * len(ids))
     return (list(map(tuple.__new__, repeat(Pair), zip(ids, refs, hyps, doc_of, lang_of))), Unmatched(policy=unmatched),
             None, ())
+
+
+def with_lang(paired: Paired, lang: str | None) -> Paired:
+    """``lang`` (command line ``--lang``) as the language of the pairs that name none: the one rule
+    of a default language, for one system (``semcer score``) as for several."""
+    if not lang:
+        return paired
+    pairs = tuple(p if p.lang else p._replace(lang=lang) for p in paired.pairs)
+    return replace(paired, pairs=pairs)
 
 
 def _per_item(given: Any, ids: list[str], what: str, default: list[Any]) -> list[Any]:

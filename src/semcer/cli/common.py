@@ -12,8 +12,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from semcer.api.comparison import with_lang  # --lang: the one rule, shared with compare and analyze
-from semcer.api.evaluation import left_out
+from semcer.api.evaluation import left_out, with_lang  # --lang: the one rule, shared with compare and analyze
 from semcer.cli.options import check_page_options
 from semcer.errors import InputError, SemcerError
 from semcer.io.collections import PAGE_FORMATS, STDIN, Collection, PageOptions, read_collection
@@ -183,8 +182,9 @@ def page_options(args: argparse.Namespace) -> PageOptions:
 def report_failures(*collections: Any) -> None:
     """The page files that could not be read (--keep-going), one line each on standard error."""
     for coll in collections:
-        for path, message in coll.failures:
-            print(f"semcer: skipped {path}: {message}", file=sys.stderr)
+        for path, message in coll.failures:  # a message names its file, most with the place in it
+            where = "" if message.startswith(path) else f"{path}: "
+            print(f"semcer: skipped {where}{message}", file=sys.stderr)
 
 
 def load_collections(args: argparse.Namespace) -> tuple[Any, list[Any]]:

@@ -251,10 +251,11 @@ def _score(args: argparse.Namespace) -> int:
 
 def _cer_only(args: argparse.Namespace) -> Any:
     from semcer.api import evaluate
-    from semcer.cli.common import load_pairs
+    from semcer.cli.common import read_pairs
 
-    return evaluate(load_pairs(args), unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=None,
-                    edits=True, progress=show_progress(args))
+    paired, left_out = read_pairs(args)
+    return replace(evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=None,
+                            edits=True, progress=show_progress(args)), left_out=left_out)
 
 
 def _compare(args: argparse.Namespace) -> int:

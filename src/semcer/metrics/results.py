@@ -123,21 +123,28 @@ class Evaluation:
             "corpus": _corpus_dict(self.corpus, len(self.documents), judged),
             "document_mean": _mean_dict(self.aggregation, judged),
             "documents": [_document_dict(d, judged) for d in self.documents],
-            "skipped": {"empty_references": len(self.skipped_empty), "ids": list(self.skipped_empty),
-                        "page_elements": [e._asdict() for e in self.left_out.elements]},
         }
+        inputs = self.inputs_dict()
+        out["skipped"] = inputs["skipped"]
         if judged:
             out["judge"] = {"identity": self.signature.judge, **self.judge_summary}
         for key in by:
             out[f"by_{key}"] = [_group_dict(key, g, judged) for g in breakdown(self.lines, key, judged=judged)]
         if lines:
             out["lines"] = [_line_dict(line, judged) for line in self.lines]
-        out["unmatched"] = {"dropped_refs": len(self.unmatched.dropped_refs),
-                            "dropped_hyps": len(self.unmatched.dropped_hyps)}
-        if self.unmatched.empty_hyps:
-            out["unmatched"]["empty_hyps"] = len(self.unmatched.empty_hyps)
-        out["read_failures"] = [f._asdict() for f in self.left_out.failures]
+        out["unmatched"], out["read_failures"] = inputs["unmatched"], inputs["read_failures"]
         return out
+
+    def inputs_dict(self) -> dict[str, Any]:
+        """What the inputs left out, as :meth:`to_dict` lists it: ``skipped`` (empty references,
+        page elements), ``unmatched`` (ids dropped on each side, references scored as empty
+        outputs) and ``read_failures``."""
+        unmatched = {"dropped_refs": len(self.unmatched.dropped_refs), "dropped_hyps": len(self.unmatched.dropped_hyps)}
+        if self.unmatched.empty_hyps:
+            unmatched["empty_hyps"] = len(self.unmatched.empty_hyps)
+        return {"skipped": {"empty_references": len(self.skipped_empty), "ids": list(self.skipped_empty),
+                            "page_elements": [e._asdict() for e in self.left_out.elements]},
+                "unmatched": unmatched, "read_failures": [f._asdict() for f in self.left_out.failures]}
 
 
 def _with_documents(agg: Aggregation, docs: tuple[DocumentResult, ...]) -> Aggregation:
