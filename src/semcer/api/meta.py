@@ -430,20 +430,41 @@ def meta_eval(
     transcription_rows = _read(transcriptions, read_transcriptions)
     _check_inputs(rating_rows, item_rows, pair_rows if transcription_rows is None else [], bool(judges), score_columns)
     band_specs = [_parse_band(b) for b in bands]
-    if isinstance(judges, Mapping):
-        names, judge_list = [str(k) for k in judges], list(judges.values())
-    else:
-        names, judge_list = _judge_names(judges), list(judges)
+    names, judge_list = _named_judges(judges)
     settings = {"min_rater_share": min_rater_share, "clear_gap": clear_gap, "bands": list(bands),
                 "n_boot": n_boot, "n_permutations": n_permutations, "seed": seed, "confidence": confidence,
                 "unit": unit, "policy": policy or "nfc", "cer_conventions": list(CER_CONVENTIONS),
                 "score_columns": list(score_columns), "near_miss_against": near_miss_against, "chose": chose}
     notes: list[str] = []
+    identities, edits, langs_edits, pair_study, langs_pairs, whole = _run_studies(
+        rating_rows, item_rows, pair_rows, transcription_rows, names, judge_list, store, score_columns, band_specs,
+        min_rater_share, clear_gap, near_miss_against, chose, unit, policy, n_permutations,
+        {"n_boot": n_boot, "seed": seed, "confidence": confidence}, by_lang, notes)
+    by = _by_language(langs_edits, langs_pairs)
+    notes += _study_notes(edits, pair_study, whole, n_boot)
+    return MetaEvaluation(edits, pair_study, identities, settings, by, tuple(dict.fromkeys(notes)), whole)
+
+
+def _named_judges(judges: Sequence[Any] | Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+    """The judges' names and the judges (names or objects), from a sequence or a mapping name -> judge."""
+    if isinstance(judges, Mapping):
+        return [str(k) for k in judges], list(judges.values())
+    return _judge_names(judges), list(judges)
+
+
+def _run_studies(rating_rows: Any, item_rows: Any, pair_rows: Any, transcription_rows: Any, names: list[str],
+                 judge_list: list[Any], store: Any, score_columns: Sequence[str], band_specs: list[Any],
+                 min_rater_share: float, clear_gap: float, near_miss_against: str, chose: str, unit: Unit,
+                 policy: str | None, n_permutations: int, boot: dict[str, Any], by_lang: bool, notes: list[str],
+                 ) -> tuple[dict[str, str], EditStudy | None, dict[str, EditStudy] | None, PairStudy | None,
+                            dict[str, PairStudy] | None, TranscriptionStudy | None]:
+    """Open the judges and the store, run each study that has its inputs, and close them again: the
+    judges' identities (name -> identity), the edit study and its languages, the pair study and its
+    languages, the transcription study (None where a study has no inputs)."""
     with contextlib.ExitStack() as stack:
         opened = [stack.enter_context(opened_judge(j)) for j in judge_list]
         st = stack.enter_context(opened_store(store))
         identities = {name: j.identity for name, j in zip(names, opened)}
-        boot = {"n_boot": n_boot, "seed": seed, "confidence": confidence}
         edits = langs_edits = None
         if rating_rows is not None:
             edits, langs_edits = _rated_edits(rating_rows, item_rows, names, opened, st, score_columns, band_specs,
@@ -454,11 +475,16 @@ def meta_eval(
                                                    near_miss_against, chose, n_permutations, boot, by_lang)
         whole = None if transcription_rows is None else _transcription_study(
             transcription_rows, names, opened, st, unit, policy, min_rater_share, n_permutations, boot)
+    return identities, edits, langs_edits, pair_study, langs_pairs, whole
+
+
+def _by_language(langs_edits: dict[str, EditStudy] | None, langs_pairs: dict[str, PairStudy] | None,
+                 ) -> dict[str, tuple[EditStudy | None, PairStudy | None]]:
+    """Each language's edit study and pair study (None where one has no such language), languages sorted."""
     by: dict[str, tuple[EditStudy | None, PairStudy | None]] = {}
     for lang in sorted({*(langs_edits or {}), *(langs_pairs or {})}):
         by[lang] = ((langs_edits or {}).get(lang), (langs_pairs or {}).get(lang))
-    notes += _study_notes(edits, pair_study, whole, n_boot)
-    return MetaEvaluation(edits, pair_study, identities, settings, by, tuple(dict.fromkeys(notes)), whole)
+    return by
 
 
 def _study_notes(edits: EditStudy | None, pairs: PairStudy | None, whole: TranscriptionStudy | None,

@@ -528,33 +528,7 @@ def _assemble(systems: list[_System], ids: list[tuple[str, str, str | None]], si
     spans, span_total = _top_spans(systems, index, limits)
     differ = _differ(systems, limits) if len(systems) > 1 and judged else []
     shown, line_notes = _choose_lines(systems, limits, [d["k"] for d in differ])
-    available = [s.line_view is not None and getattr(s.line_view, "available", True) for s in systems]
-    if not any(available):
-        missing.append("the line view: these results keep no line texts (for a score JSON, write it with "
-                       "--lines --spans N)")
-        shown = []
-    for s, ok in zip(systems, available):
-        if ok and hasattr(s.line_view, "prepare"):
-            s.line_view.prepare(shown)
-    budget = limits.text_budget
-    lines: list[dict[str, Any]] = []
-    for k in shown:
-        views = []
-        size = 0
-        for s, ok in zip(systems, available):
-            segs = s.line_view(k) if ok else None
-            st = s.stats[k]
-            if segs is not None:
-                size += sum(len(x) if isinstance(x, str) else len(x[1]) + len(x[2]) for x in segs)
-            views.append({"cer": st.cer, "semcer": st.semcer, "units": st.units, "edits": st.edits,
-                          "severity": st.severity, "segs": segs})
-        if size > budget:
-            line_notes.append(f"the line view stops at {len(lines)} lines: the next one would pass the budget of "
-                              f"{limits.text_budget:,} characters of line text")
-            break
-        budget -= size
-        line_id, doc, lang = ids[k]
-        lines.append({"k": k, "id": line_id, "doc": doc, "lang": lang or "und", "sys": views})
+    lines = _line_rows(systems, ids, limits, shown, line_notes, missing)
     shown_set = {ln["k"] for ln in lines}
     differ = [d for d in differ if d["k"] in shown_set]
     for sp in spans:
@@ -582,6 +556,40 @@ def _assemble(systems: list[_System], ids: list[tuple[str, str, str | None]], si
         "notes": notes + line_notes,
         "missing": missing,
     }
+
+
+def _line_rows(systems: list[_System], ids: list[tuple[str, str, str | None]], limits: Limits, shown: list[int],
+               line_notes: list[str], missing: list[str]) -> list[dict[str, Any]]:
+    """The line view's rows for the chosen lines ``shown``, within the budget of line text (noting in
+    ``line_notes`` where it stops, in ``missing`` when no system keeps line texts)."""
+    available = [s.line_view is not None and getattr(s.line_view, "available", True) for s in systems]
+    if not any(available):
+        missing.append("the line view: these results keep no line texts (for a score JSON, write it with "
+                       "--lines --spans N)")
+        shown = []
+    for s, ok in zip(systems, available):
+        if ok and hasattr(s.line_view, "prepare"):
+            s.line_view.prepare(shown)
+    budget = limits.text_budget
+    lines: list[dict[str, Any]] = []
+    for k in shown:
+        views = []
+        size = 0
+        for s, ok in zip(systems, available):
+            segs = s.line_view(k) if ok else None
+            st = s.stats[k]
+            if segs is not None:
+                size += sum(len(x) if isinstance(x, str) else len(x[1]) + len(x[2]) for x in segs)
+            views.append({"cer": st.cer, "semcer": st.semcer, "units": st.units, "edits": st.edits,
+                          "severity": st.severity, "segs": segs})
+        if size > budget:
+            line_notes.append(f"the line view stops at {len(lines)} lines: the next one would pass the budget of "
+                              f"{limits.text_budget:,} characters of line text")
+            break
+        budget -= size
+        line_id, doc, lang = ids[k]
+        lines.append({"k": k, "id": line_id, "doc": doc, "lang": lang or "und", "sys": views})
+    return lines
 
 
 def _default_title(systems: list[_System], references: str) -> str:

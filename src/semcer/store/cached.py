@@ -99,6 +99,29 @@ def judge_cached(
     in transactions of :data:`DETERMINISTIC_WRITE_ROWS`. ``keys``: the contexts' store keys when
     the caller has them (:meth:`JudgedEditStore.key` of each context).
     """
+    identity, deterministic, keys = _setup(judge, contexts, batch_size, deterministic, keys)
+    first: dict[str, EditContext] = {}
+    for key, ctx in zip(keys, contexts):
+        first.setdefault(key, ctx)
+    found = store.get_many(list(first)) if store is not None and not deterministic else Found()
+    results: dict[str, Judgement] = dict(found)
+    redo = {*found.corrupt, *found.one_hot}
+    hits = len(results)
+    misses = [key for key in first if key not in results]
+    writer = None if store is None else _StoreWriter(store, deterministic, redo)
+    failures = _judge_misses(judge, identity, misses, first, results, batch_size, writer, progress)
+    if writer is not None:
+        writer.flush()
+    stats = CacheStats(total=len(contexts), unique=len(first), hits=hits, judged=len(misses), failures=failures,
+                       corrupt=len(found.corrupt), stale=len(found.one_hot),
+                       overwritten=0 if writer is None else writer.overwritten)
+    return [results[key] for key in keys], stats
+
+
+def _setup(judge: Judge, contexts: Sequence[EditContext], batch_size: int, deterministic: bool | None,
+           keys: Sequence[str] | None) -> tuple[str, bool, Sequence[str]]:
+    """:func:`judge_cached`'s arguments checked and settled: the judge's identity, whether it is
+    deterministic, and the contexts' store keys."""
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, got {batch_size}")
     identity = judge.identity
@@ -108,16 +131,15 @@ def judge_cached(
         keys = [JudgedEditStore.key(identity, ctx) for ctx in contexts]
     elif len(keys) != len(contexts):
         raise ValueError(f"{len(keys)} keys for {len(contexts)} edits")
-    first: dict[str, EditContext] = {}
-    for key, ctx in zip(keys, contexts):
-        first.setdefault(key, ctx)
-    found = store.get_many(list(first)) if store is not None and not deterministic else Found()
-    results: dict[str, Judgement] = dict(found)
-    redo = {*found.corrupt, *found.one_hot}
-    hits = len(results)
-    misses = [key for key in first if key not in results]
+    return identity, deterministic, keys
+
+
+def _judge_misses(judge: Judge, identity: str, misses: list[str], first: dict[str, EditContext],
+                  results: dict[str, Judgement], batch_size: int, writer: _StoreWriter | None,
+                  progress: Callable[[int, int], None] | None) -> int:
+    """Send the edits ``misses`` to the judge in batches, each checked, added to ``results`` and
+    handed to ``writer`` as it is judged; the number of failures."""
     failures = 0
-    writer = None if store is None else _StoreWriter(store, deterministic, redo)
     if progress is not None and misses:
         progress(0, len(misses))  # the bar appears before the first batch (which may load lexicons or a model)
     for start in range(0, len(misses), batch_size):
@@ -132,12 +154,7 @@ def judge_cached(
             writer.add([(key, identity, first[key], j) for key, j in zip(batch, judged)])
         if progress is not None:
             progress(start + len(batch), len(misses))
-    if writer is not None:
-        writer.flush()
-    stats = CacheStats(total=len(contexts), unique=len(first), hits=hits, judged=len(misses), failures=failures,
-                       corrupt=len(found.corrupt), stale=len(found.one_hot),
-                       overwritten=0 if writer is None else writer.overwritten)
-    return [results[key] for key in keys], stats
+    return failures
 
 
 def store_judged(identity: str, keys: Sequence[str], contexts: Sequence[EditContext] | None,

@@ -124,20 +124,9 @@ def read_alto(root: Node, name: str, level: str, dialect: str, hyphen: str | Non
         raise InputError(f"unknown hyphen mode {mode!r}; choose one of {', '.join(HYPHEN_MODES)}")
     version = ALTO_NAMESPACES.get(root.ns, "")
     ns = root.ns
-    unit = "pixel"
-    image = None
-    desc = root.find("Description")
-    if desc is not None:
-        mu = desc.find("MeasurementUnit")
-        if mu is not None and mu.text.strip():
-            unit = mu.text.strip()
-        src = desc.find("sourceImageInformation")
-        fn = src.find("fileName") if src is not None else None
-        if fn is not None and fn.text.strip():
-            image = fn.text.strip()
+    unit, image = _description(root)
     layout = root.find("Layout")
     lines = _lines_with_blocks(layout, ns) if layout is not None else []
-    skipped: list[Skipped] = []
     # (block, [(line node, text)]) in document order
     groups: list[tuple[Node | None, list[tuple[Node, str]]]] = []
     drop_first = False
@@ -149,6 +138,32 @@ def read_alto(root: Node, name: str, level: str, dialect: str, hyphen: str | Non
         if not groups or groups[-1][0] is not block or block is None:
             groups.append((block, []))
         groups[-1][1].append((line, text))
+    pieces, skipped = _pieces(groups, name, level, dialect)
+    return build_page(name, "alto", version, level, dialect, pieces, skipped, image=image, coordinate_unit=unit,
+                      hyphen=_hyphen_read(mode, dialect, lines))
+
+
+def _description(root: Node) -> tuple[str, str | None]:
+    """The ``Description``'s measurement unit (``"pixel"`` when it names none) and source image file name."""
+    unit = "pixel"
+    image = None
+    desc = root.find("Description")
+    if desc is not None:
+        mu = desc.find("MeasurementUnit")
+        if mu is not None and mu.text.strip():
+            unit = mu.text.strip()
+        src = desc.find("sourceImageInformation")
+        fn = src.find("fileName") if src is not None else None
+        if fn is not None and fn.text.strip():
+            image = fn.text.strip()
+    return unit, image
+
+
+def _pieces(groups: list[tuple[Node | None, list[tuple[Node, str]]]], name: str, level: str,
+            dialect: str) -> tuple[list[Piece], list[Skipped]]:
+    """The segments of the page at ``level`` from its lines grouped by block, and the lines or blocks
+    skipped (no text)."""
+    skipped: list[Skipped] = []
     pieces: list[Piece] = []
     for block, members in groups:
         bid = block.get("ID") if block is not None else None
@@ -173,8 +188,7 @@ def read_alto(root: Node, name: str, level: str, dialect: str, hyphen: str | Non
                            holder.line, holder.column))
         else:
             skipped.append(Skipped(holder.get("ID"), holder.name, NO_TEXT, holder.line, holder.column))
-    return build_page(name, "alto", version, level, dialect, pieces, skipped, image=image, coordinate_unit=unit,
-                      hyphen=_hyphen_read(mode, dialect, lines))
+    return pieces, skipped
 
 
 def _hyphen_read(mode: str, dialect: str, lines: list[tuple[Node, Node | None]]) -> str | None:
