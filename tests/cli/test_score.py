@@ -36,7 +36,7 @@ def test_score_cli_json_and_edits_file(tmp_path):
 def test_score_cli_table_shows_top_edits():
     p = _cli("score", str(EXAMPLES / "references.jsonl"), str(EXAMPLES / "tess_clean.jsonl"), "--top", "3")
     assert p.returncode == 0, p.stderr
-    assert "semCER" in p.stdout and "most severe error spans (top 3;" in p.stdout and "⟦" in p.stdout
+    assert "semCER" in p.stdout and "most severe error spans (top 3, ranked by worst edit;" in p.stdout and "⟦" in p.stdout
     assert "judge:" in p.stdout
 
 

@@ -353,7 +353,8 @@ def render_comparison(result: Any, *, by: Sequence[str] = ()) -> str:
 
 def render_top_spans(spans: Sequence[Any]) -> str:
     """The most damaging error spans (adjacent edits of a line together) with their marked pair."""
-    lines = [f"most severe error spans (top {len(spans)}; one span = adjacent edits of a line; --by-edit lists edits):"]
+    lines = [f"most severe error spans (top {len(spans)}, ranked by worst edit; one span = adjacent edits of a line; "
+             "--by-edit lists edits):"]
     for k, s in enumerate(spans, 1):
         first = s.edits[0].judgement
         sev = "n/a" if s.severity is None else f"{s.severity:.2f}"
