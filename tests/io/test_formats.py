@@ -155,22 +155,12 @@ def _sqlite(tmp_path: Path) -> bytes:
     return db.read_bytes()
 
 
-def _parquet(tmp_path: Path) -> bytes:
-    pa = pytest.importorskip("pyarrow")
-    import pyarrow.parquet as pq
-
-    out = tmp_path / "x.parquet"
-    pq.write_table(pa.table({"id": ["a"], "text": ["x"]}), out)
-    return out.read_bytes()
-
-
 BINARIES = {
     "PDF": lambda tmp: b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n",
     "PNG": lambda tmp: b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10",
     "JPEG": lambda tmp: b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01",
     "ZIP": lambda tmp: _zip(),
     "SQLite": _sqlite,
-    "Parquet": _parquet,
     "UTF-16": lambda tmp: "\ufeffid\ttext\n".encode("utf-16-le"),
 }
 
@@ -349,7 +339,7 @@ def test_standard_input_errors_name_it(monkeypatch):
 def test_unknown_and_unsupported_forced_formats(tmp_path):
     p = write(tmp_path / "h.txt", "x\n")
     msg = error(p, format="yaml")
-    assert "unknown input format 'yaml'" in msg and "jsonl, json, tsv, csv, text, directory" in msg
+    assert "unknown input format 'yaml'" in msg and "jsonl, json, tsv, csv, text, parquet, directory" in msg
     assert "not supported yet" in error(p, format="xml")
     assert error(p, format="page-xml").startswith(f"{p}:1:1: ")  # forced: read as PAGE-XML, which it is not
 

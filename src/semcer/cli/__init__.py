@@ -58,9 +58,9 @@ semcer measures OCR and VLM transcriptions against references.
   semcer study ...            reader studies: draw items, rate them in a local web app, export for meta-eval
   semcer policies             the text policies, exactly
 
-REFS and HYPS are JSONL or TSV/CSV files (columns id, text, optional doc, lang), two line-aligned
-text files, two directories of .txt pages, or PAGE-XML, ALTO and hOCR page files (or directories
-of them). Every number is printed with its signature: the unit, the text policy (name and hash),
+REFS and HYPS are JSONL, TSV/CSV or Parquet files (columns id, text, optional doc, lang), two
+line-aligned text files, two directories of .txt pages, or PAGE-XML, ALTO and hOCR page files (or
+directories of them). Every number is printed with its signature: the unit, the text policy (name and hash),
 the empty-reference policy, the aggregation, the judge, the Unicode versions and the semcer
 version; then, only where given or departing from the defaults, unmatched: (--unmatched drop or
 empty) and, when page files were read, level: (lines read instead of regions), dialect:

@@ -15,7 +15,7 @@ from typing import Any
 from semcer.api.evaluation import left_out, with_lang  # --lang: the one rule, shared with compare and analyze
 from semcer.cli.options import check_page_options
 from semcer.errors import InputError, SemcerError
-from semcer.io.collections import PAGE_FORMATS, STDIN, Collection, PageOptions, read_collection
+from semcer.io.collections import PAGE_FORMATS, STDIN, Collection, PageOptions, parquet_shards, read_collection
 from semcer.io.edits import check_path as check_edits_path
 from semcer.io.pairing import Paired, pair_collections
 from semcer.metrics.results import LeftOut
@@ -144,7 +144,8 @@ def item_name(args: argparse.Namespace) -> str:
         return "lines"
     paths = [getattr(args, "refs", None), *([args.hyps] if isinstance(getattr(args, "hyps", None), str) else [])]
     for path in paths:
-        if path and path != STDIN and (os.path.isdir(path) or path.lower().endswith((".xml", ".html", ".hocr"))):
+        if path and path != STDIN and ((os.path.isdir(path) and not parquet_shards(Path(path)))
+                                       or path.lower().endswith((".xml", ".html", ".hocr"))):
             return "pages"
     return "lines"
 

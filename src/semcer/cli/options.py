@@ -32,9 +32,10 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
     """REFS HYPS (several HYPS with ``many_hyps``: the systems of a comparison), their formats, and the
     options that decide what is compared and how."""
     p.add_argument("refs", metavar="REFS", help="references: JSONL or a JSON array of objects, TSV/CSV with a header "
-                   "(id, text, optional doc, lang), a plain-text file (one line per item, line number = id) or a "
-                   "directory of .txt pages, a PAGE-XML, ALTO or hOCR page file or a directory of them; '-' reads standard "
-                   "input; .gz is decompressed; the format is detected from the content (binary files are refused)")
+                   "(id, text, optional doc, lang), Parquet with those columns or a directory of Parquet shards "
+                   "(semcer[parquet]), a plain-text file (one line per item, line number = id) or a directory of .txt "
+                   "pages, a PAGE-XML, ALTO or hOCR page file or a directory of them; '-' reads standard input; .gz "
+                   "is decompressed; the format is detected from the content (binary files are refused)")
     if many_hyps:
         p.add_argument("hyps", metavar="SYS", nargs="+",
                        help="the outputs of each system, in any of the forms of REFS; the first is the baseline")

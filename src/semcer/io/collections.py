@@ -19,10 +19,20 @@ Formats (``format=`` forces one; otherwise it is detected, see below):
   hold commas, quotes and newlines). TSV has no quoting and no escapes: every character except tab
   and newline is literal, so quotes and backslashes in the text survive as they are.
   Blank lines are allowed only at the end of the file.
+- ``parquet`` (``.parquet``, ``.pq``, or the ``PAR1`` signature): the rows of a Parquet file's
+  ``id`` (string or integer) and ``text`` columns, optional ``doc`` and ``lang``; other columns are
+  never read; the record rules of ``jsonl``, each row named ``path row N`` (:mod:`semcer.io.parquet`;
+  needs pyarrow, ``semcer[parquet]``).
 - ``text``: line-aligned, one item per line, id = 1-based line number. Blank lines are items with
   empty text; only the line break itself (``\\n`` or ``\\r\\n``) is removed, all other whitespace
   is kept; a final line break does not start another item.
-- ``directory``: every ``*.txt`` file and every page file (PAGE-XML, ALTO, hOCR: ``.xml``,
+- ``directory`` of Parquet shards (``part-00000.parquet``, ... below it, as Spark, pandas and the
+  Hugging Face ``datasets`` write them): one ``parquet`` collection, the shards' rows in the order
+  of their relative paths, ids unique across shards; files and folders whose names start with
+  ``.`` or ``_`` (``_SUCCESS``, ``_metadata``) skipped; a partition key kept in a folder name
+  (``lang=en/``) is not read, only the files' columns are. A directory holding shards and pages
+  is refused.
+- ``directory`` (of pages): every ``*.txt`` file and every page file (PAGE-XML, ALTO, hOCR: ``.xml``,
   ``.html``, ``.htm``, ``.xhtml``, ``.hocr``) below the directory, each also gzip-compressed
   (``p001.txt.gz``, ``p1.xml.gz``: decompressed as a single ``.gz`` file is, with its limits);
   recursively; hidden files and directories, whose name starts with ``.``, are skipped; one page
@@ -48,7 +58,7 @@ refused.
 Detection (:func:`detect_format`), in this order; a directory is always ``directory``:
 
 1. Binary files are refused, naming what they look like, by their signature: PDF, PNG, JPEG, GIF,
-   TIFF, WebP, JPEG 2000, ZIP (and .docx/.xlsx/.odt/.epub), legacy Office, SQLite, Parquet,
+   TIFF, WebP, JPEG 2000, ZIP (and .docx/.xlsx/.odt/.epub), legacy Office, SQLite,
    Arrow, NumPy, ELF, bzip2, xz, zstd, 7-Zip, UTF-16/UTF-32 (byte-order mark; UTF-16 markup is
    named as markup, rule 2). Beyond signatures,
    any NUL byte or invalid UTF-8 is refused with its line and byte offset.
@@ -93,13 +103,15 @@ from semcer.io.jsonl import decode as _decode
 from semcer.io.jsonl import json_type as _json_type
 from semcer.io.jsonl import lines as _lines
 from semcer.io.jsonl import read_bytes as _read_bytes
+from semcer.io.parquet import SUFFIXES as PARQUET_SUFFIXES
+from semcer.io.parquet import rows as parquet_rows
 
 __all__ = ["FORMATS", "GZIP_LIMIT", "PAGE_FORMATS", "READERS", "RECOGNISED", "Collection", "Item", "PageOptions",
            "detect_file_format", "detect_format",
-           "input_formats", "read_collection", "register_reader"]
+           "input_formats", "parquet_shards", "read_collection", "register_reader"]
 
 #: The formats semcer reads itself (``"memory"`` marks collections built in code).
-FORMATS = ("jsonl", "json", "tsv", "csv", "text", "directory")
+FORMATS = ("jsonl", "json", "tsv", "csv", "text", "parquet", "directory")
 #: Formats :func:`detect_format` recognises that have no reader yet, by how a message names them.
 RECOGNISED: dict[str, str] = {"html": "HTML that is not hOCR", "xml": "XML that is not PAGE-XML, ALTO or hOCR"}
 #: The page formats (read by :mod:`semcer.io.formats`, with :class:`PageOptions`).
@@ -322,6 +334,8 @@ def detect_format(data: bytes, suffix: str = "") -> str:
     of :data:`RECOGNISED` (markup), or a binary format's name (``"pdf"``, ``"png"``, ``"sqlite"``,
     ...). The rules are in the module documentation; this never raises."""
     binary = binary_format(data)
+    if data.startswith(b"PAR1") and (binary is not None or suffix.lower() in PARQUET_SUFFIXES):
+        return "parquet"  # read by its reader: a truncated file named .parquet is refused there, as such
     if binary is not None:
         if binary[0] == "utf-16":  # UTF-16 markup (XML may be UTF-16) is named as markup
             markup = _named_markup(data[:_HEAD].decode("utf-16", "replace").lstrip(), suffix)
@@ -480,6 +494,10 @@ def _make_item(id_: object, text: object, doc: object, lang: object, where: str)
     return Item(id=id_, text=text, doc=doc or None, lang=lang or None, source=where)  # type: ignore[arg-type]
 
 
+def _read_parquet(data: bytes, name: str) -> list[Item]:
+    return [_make_item(id_, text, doc, lang, where) for id_, text, doc, lang, where in parquet_rows(data, name)]
+
+
 def _read_text(text: str, name: str) -> list[Item]:
     return [
         Item(id=str(n), text=line, source=f"{name}:{n}")
@@ -582,6 +600,9 @@ def _read_directory(root: Path, name: str, options: PageOptions) -> Collection:
     from semcer.io.formats.files import page_key
 
     files = _page_files(root)
+    shards = parquet_shards(root)
+    if shards:
+        return _read_shards(root, name, shards, files)
     keys = _check_keys([(rel, page_key(rel)) for rel, problem in files if problem is None], root, name)
     items: list[Item] = []
     pages: dict[str, Any] = {}
@@ -605,6 +626,33 @@ def _read_directory(root: Path, name: str, options: PageOptions) -> Collection:
         raise InputError(f"{name}: no items ({what})")
     check_unique(items, name)
     return Collection(tuple(items), name, "directory", pages, failures=tuple(failures), granularity=options.granularity)
+
+
+def parquet_shards(root: Path) -> list[str]:
+    """The Parquet files below root (recursively; hidden ones, and Spark's ``_SUCCESS``/``_metadata``
+    files, whose names start with ``_``, skipped), as sorted relative paths with '/'."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith((".", "_"))]
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        found += [prefix + f for f in filenames if f.lower().endswith(PARQUET_SUFFIXES) and not f.startswith((".", "_"))]
+    return sorted(found)
+
+
+def _read_shards(root: Path, name: str, shards: list[str], pages: list[tuple[str, str | None]]) -> Collection:
+    """A directory of Parquet shards, one collection: every shard's rows, shards in name order
+    (``part-00000.parquet``, ``part-00001.parquet``, ...), ids unique across them. A directory that
+    also holds pages is refused: it is one collection or a folder of pages, not both."""
+    if pages:
+        raise InputError(f"{name}: holds Parquet shards ({shards[0]}) and pages ({pages[0][0]}); a directory is "
+                         "either the shards of one collection or a folder of pages: move one of them out")
+    items: list[Item] = []
+    for rel in shards:
+        path = str(root.joinpath(*rel.split("/")))
+        data, _ = _decompressed(_read_bytes(path, path), path, Path(rel).suffix.lower())
+        items += _read_parquet(data, path)
+    return _collection(items, name, "parquet")
 
 
 def _check_keys(keyed: list[tuple[str, str]], root: Path, name: str) -> dict[str, str]:
@@ -681,4 +729,4 @@ def _text_reader(read: Callable[[str, str], list[Item]]) -> Reader:
 #: The reader of each format :func:`read_collection` reads from a file (``directory`` is read apart).
 READERS: dict[str, Reader] = {"jsonl": _text_reader(_read_jsonl), "json": _text_reader(_read_json),
                               "tsv": _text_reader(_read_tsv), "csv": _text_reader(_read_csv),
-                              "text": _text_reader(_read_text)}
+                              "text": _text_reader(_read_text), "parquet": _read_parquet}
