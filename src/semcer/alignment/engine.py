@@ -23,7 +23,7 @@ from rapidfuzz.distance import Levenshtein
 from semcer.alignment.edits import Edit, count_ops, editops, to_edits, unit_spans, with_spans
 from semcer.alignment.line import Alignment, LineResult, LineStats
 from semcer.caches import cache
-from semcer.errors import EmptyReferenceError, SemcerError, quoted
+from semcer.errors import EmptyReferenceError, InputError, SemcerError, quoted
 from semcer.speedups import compiled
 from semcer.text.cluster_ids import Clusters, cluster_ids
 from semcer.text.policy import TextPolicy
@@ -33,6 +33,10 @@ from semcer.text.units import Unit, alignable_pair
 
 #: Lines prepared at once (policy and flags for the whole chunk, then line by line).
 CHUNK = 20000
+#: The largest line pair aligned, in reference units × output units: the aligner's work grows with
+#: this product (about a minute at 10^12, two unrelated lines of a million graphemes, on one core),
+#: and it cannot be interrupted inside a line. A larger pair is refused before any is aligned.
+MAX_ALIGN_CELLS = 10**12
 
 EMPTY_REF_POLICIES: dict[str, str] = {
     "error": "default: stop with an error naming the first line whose reference is empty after the policy",
@@ -62,10 +66,14 @@ def check_empty_ref(empty_ref: str) -> str:
     return empty_ref
 
 
-def align_one(ref: str, hyp: str, unit: Unit, pol: TextPolicy, *, edits: bool, offsets: bool) -> Alignment:
-    """The alignment of one line (policy, units, edits and, with ``offsets``, original offsets)."""
+def align_one(ref: str, hyp: str, unit: Unit, pol: TextPolicy, *, edits: bool, offsets: bool,
+              line_id: str | None = None) -> Alignment:
+    """The alignment of one line (policy, units, edits and, with ``offsets``, original offsets);
+    ``line_id`` names it in the error for a pair beyond :data:`MAX_ALIGN_CELLS`."""
     r, h = pol(ref), pol(hyp)
     a, b, ru, hu = alignable_pair(r, h, unit)
+    if len(a) * len(b) > MAX_ALIGN_CELLS:
+        raise too_long(line_id, len(a), len(b), unit)
     ops = editops(a, b)
     s, d, i = count_ops(ops)
     stats = tuple.__new__(LineStats, (s, d, i, len(ru), None))
@@ -172,7 +180,7 @@ def _loop(pairs, unit, pol, empty_ref, need_edits, offsets, progress, rows, skip
         n = len(chunk)
         if offsets:
             for p in chunk:
-                al = align_one(p[1], p[2], unit, pol, edits=True, offsets=True)
+                al = align_one(p[1], p[2], unit, pol, edits=True, offsets=True, line_id=p[0])
                 if al.stats[3] or _keep_empty(p, pol, empty_ref, skipped):
                     append(new(LineResult, (p[0], p[3], p[4], al.stats, al.edits, al)))
             tick(n)
@@ -190,6 +198,7 @@ def _loop(pairs, unit, pol, empty_ref, need_edits, offsets, progress, rows, skip
             flags = np.concatenate([flags[:n], hflags])
         texts[n:] = hyps
         seqs, names = _sequences(texts, flags, n, need_edits, same)
+        _check_sizes(chunk, seqs, same, unit)
         k = 0
         while k < n:
             if fast is None:
@@ -201,6 +210,27 @@ def _loop(pairs, unit, pol, empty_ref, need_edits, offsets, progress, rows, skip
             _python_lines(chunk, texts, seqs, names, need_edits, empty, empty + 1, rows, pol, empty_ref, skipped)
             k = empty + 1
         tick(n)
+
+
+def _check_sizes(chunk: Sequence[Pair], seqs: list, same: np.ndarray, unit: Unit) -> None:
+    """Refuse the first line pair of ``chunk`` beyond :data:`MAX_ALIGN_CELLS` (lines equal to their
+    reference are never aligned), before any line of it is."""
+    n = len(chunk)
+    lens = np.fromiter(map(len, seqs), dtype=np.float64, count=2 * n)
+    cells = lens[:n] * lens[n:]
+    cells[same] = 0
+    over = np.flatnonzero(cells > MAX_ALIGN_CELLS)
+    if over.size:
+        k = int(over[0])
+        raise too_long(chunk[k][0], int(lens[k]), int(lens[n + k]), unit)
+
+
+def too_long(line_id: str | None, ref_units: int, hyp_units: int, unit: Unit) -> InputError:
+    """The error for a line pair beyond :data:`MAX_ALIGN_CELLS`."""
+    where = "a line" if line_id is None else f"line {quoted(line_id)}"
+    return InputError(f"{where}: {ref_units:,} reference {unit}s against {hyp_units:,} output {unit}s is beyond what "
+                      f"semcer aligns ({MAX_ALIGN_CELLS:,} {unit} pairs, about a minute of one core); split it "
+                      "into lines or pages (e.g. page files, or --by-line)")
 
 
 def _python_lines(chunk, texts, seqs, names, need_edits, start, stop, rows, pol, empty_ref, skipped) -> None:
