@@ -177,3 +177,28 @@ def test_a_write_error_is_one_line(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and "r.json" in err and "No space left on device" in err and len(err.strip().splitlines()) == 1
     assert not list(tmp_path.iterdir())  # no temporary file left behind
+
+
+def test_a_folder_where_no_file_can_be_created_is_found_before_any_work(tmp_path, fifos, monkeypatch, capsys):
+    # os.access says yes to root everywhere (sysfs, some network and ACL file systems): the check
+    # creates a file there, as the atomic writer will; here the file system refuses it.
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    assert main(["score", str(fifos[0]), str(fifos[1]), "--json", "-o", str(tmp_path / "r.json")]) == 2  # the
+    # fifos block a read: nothing was read
+    assert capsys.readouterr().err == (f"semcer: error: --output {tmp_path / 'r.json'}: cannot write into {tmp_path} "
+                                       "(Permission denied: no permission, or a read-only file system)\n")
+
+
+@pytest.mark.parametrize("flag, head", [("-o", b"SQLite format 3\x00"), ("--html", b"SQLite format 3\x00"),
+                                        ("-o", b"PAR1")])
+def test_a_result_never_replaces_a_store_a_study_or_a_parquet_file(tmp_path, fifos, flag, head):
+    target = write(tmp_path / "judged.sqlite", head + b"\x00" * 100)
+    p = _cli(["score", str(fifos[0]), str(fifos[1]), flag, str(target)])
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr[-2000:]
+    assert "would destroy it" in p.stderr
+    assert target.read_bytes() == head + b"\x00" * 100

@@ -8,6 +8,7 @@ import contextlib
 import os
 import stat
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -82,10 +83,36 @@ def _check_writable(flag: str, path: str) -> None:
         raise SemcerError(f"{flag} {path}: folder {folder} does not exist; create it first (mkdir -p {folder})")
     if not folder.is_dir():
         raise SemcerError(f"{flag} {path}: {folder} is not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise SemcerError(f"{flag} {path}: cannot write into {shown} (no permission, or a read-only file system)")
+    try:  # what the atomic writer will do there: create a file beside the target (os.access trusts root)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".semcer-probe-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise SemcerError(f"{flag} {path}: cannot write into {shown} ({exc.strerror or exc}: no permission, or a "
+                          "read-only file system)") from None
     if flag == "--store" and p.exists() and not os.access(p, os.R_OK | os.W_OK):
         raise SemcerError(f"{flag} {path}: cannot write the store (the file is read-only)")
+    if flag in ("--output", "--html") and p.is_file():
+        _check_not_data(flag, path)
+
+
+#: The first bytes of files that a text output must not replace: a judged-edit store or a study
+#: (SQLite), a Parquet file (edits, a store's export).
+_DATA_SIGNATURES = {b"SQLite format 3\x00": "an SQLite database (a judged-edit store or a study?)",
+                    b"PAR1": "a Parquet file"}
+
+
+def _check_not_data(flag: str, path: str) -> None:
+    """Refuse to write a report or a result over a store, a study or a Parquet file."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+    except OSError:
+        return  # the write will say why
+    for magic, what in _DATA_SIGNATURES.items():
+        if head.startswith(magic):
+            raise SemcerError(f"{flag} {path}: is {what}; writing the {'report' if flag == '--html' else 'result'} "
+                              "would destroy it: choose another file name (or remove it first)")
 
 
 def _same(a: str, b: str) -> bool:
