@@ -365,3 +365,16 @@ def test_roundtrip_jsonl_and_text(tmp_path_factory, texts, ensure_ascii):
     assert [i.text for i in read_collection(j).items] == texts
     assert [i.text for i in read_collection(t).items] == texts
     assert [i.id for i in read_collection(t).items] == [str(n) for n in range(1, len(texts) + 1)]
+
+
+@pytest.mark.parametrize("lang", ["xx-!!", "klingon!!", "e", "de__DE", " en"])
+def test_a_lang_that_is_not_a_language_tag_is_refused_naming_its_line(tmp_path, lang):
+    path = write(tmp_path / "r.jsonl", jsonl({"id": "a", "text": "x", "lang": "en"}, {"id": "b", "text": "y", "lang": lang}))
+    assert error(path) == (f"{path}:2: 'lang' {lang!r} is not a language tag (BCP 47 such as de, vi, zh-CN, or a "
+                           "locale name such as zh_CN)")
+
+
+@pytest.mark.parametrize("lang", ["de", "zh-CN", "zh_CN", "sr-Latn-RS", "gsw"])
+def test_bcp47_tags_and_locale_names_are_read(tmp_path, lang):
+    path = write(tmp_path / "r.tsv", f"id\ttext\tlang\na\tx\t{lang}\n")
+    assert read_collection(path).items[0].lang == lang

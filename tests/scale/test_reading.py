@@ -116,7 +116,7 @@ def test_a_chunk_pickles_small_whatever_its_lines(tmp_path):
 
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("flaw", ["none", "duplicate id", "malformed", "blank inside", "other order", "one longer",
-                                  "doc disagrees", "nul"])
+                                  "doc disagrees", "nul", "not a language tag"])
 def test_the_check_pass_refuses_what_the_whole_reader_must_explain(tmp_path, monkeypatch, workers, flaw):
     """Any flaw anywhere (here in the last of four parts checked by two processes) gives None, so the
     caller reads the files whole and its messages and pairing rules apply."""
@@ -135,6 +135,8 @@ def test_the_check_pass_refuses_what_the_whole_reader_must_explain(tmp_path, mon
         hyps.append({"id": "l200", "text": "more"})
     elif flaw == "doc disagrees":
         hyps[195]["doc"] = "elsewhere"
+    elif flaw == "not a language tag":
+        hyps[195]["lang"] = "xx-!!"
     _write(tmp_path / "r.jsonl", refs)
     _write(tmp_path / "h.jsonl", hyps)
     if flaw in ("malformed", "blank inside", "nul"):

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from semcer.alignment.engine import EMPTY_REF_POLICIES
 from semcer.errors import InputError, JudgeError, SemcerError
-from semcer.io.collections import PAGE_FORMATS, RECOGNISED, STDIN, detect_file_format, input_formats
+from semcer.io.collections import LANGUAGE_TAG, PAGE_FORMATS, RECOGNISED, STDIN, detect_file_format, input_formats
 from semcer.io.jsonl import json_type, parse_option
 from semcer.io.pairing import UNMATCHED_POLICIES
 from semcer.judges import DEFAULT_JUDGE, JUDGE_NAMES
@@ -64,7 +63,8 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
     g.add_argument("--keep-going", action="store_true", dest="keep_going",
                    help="a directory with a malformed page file: score the other pages and list the failures")
     p.add_argument("--lang", metavar="TAG", type=_language_tag,
-                   help="the language of items that name none (a BCP 47 tag, e.g. de, vi, zh-CN); without it a judge "
+                   help="the language of items that name none (a BCP 47 tag such as de, vi, zh-CN, or a locale name "
+                   "such as zh_CN); without it a judge "
                    "guesses it from the script")
     p.add_argument("--unit", choices=("grapheme", "codepoint"), default="grapheme",
                    help="unit of comparison: extended grapheme clusters (default) or Unicode code points (as jiwer)")
@@ -110,17 +110,12 @@ def was_given(args: argparse.Namespace, dest: str) -> bool:
     return dest in getattr(args, GIVEN, ())
 
 
-#: A BCP 47 language tag's shape (RFC 5646: a 2-3 letter language, then subtags of 1-8 letters or
-#: digits joined by '-'); whether the language exists is the judges' business, not the syntax's.
-_LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*")
-
-
 def _language_tag(text: str) -> str:
-    """An argparse type: ``--lang``, a BCP 47 language tag as the help promises."""
-    if _LANGUAGE_TAG.fullmatch(text):
+    """An argparse type: ``--lang``, a language tag (:data:`semcer.io.collections.LANGUAGE_TAG`), as in input files."""
+    if LANGUAGE_TAG.fullmatch(text):
         return text
-    raise argparse.ArgumentTypeError(f"{text!r} is not a BCP 47 language tag (e.g. de, vi, zh-CN; subtags joined "
-                                     "by '-')")
+    raise argparse.ArgumentTypeError(f"{text!r} is not a language tag (BCP 47 such as de, vi, zh-CN, or a locale "
+                                     "name such as zh_CN)")
 
 
 def add_measure_options(p: argparse.ArgumentParser) -> None:

@@ -94,6 +94,7 @@ import sys
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -106,9 +107,9 @@ from semcer.io.jsonl import read_bytes as _read_bytes
 from semcer.io.parquet import SUFFIXES as PARQUET_SUFFIXES
 from semcer.io.parquet import rows as parquet_rows
 
-__all__ = ["FORMATS", "GZIP_LIMIT", "PAGE_FORMATS", "READERS", "RECOGNISED", "Collection", "Item", "PageOptions",
-           "detect_file_format", "detect_format",
-           "input_formats", "parquet_shards", "read_collection", "register_reader"]
+__all__ = ["FORMATS", "GZIP_LIMIT", "LANGUAGE_TAG", "PAGE_FORMATS", "READERS", "RECOGNISED", "Collection", "Item",
+           "PageOptions", "check_languages", "detect_file_format", "detect_format", "input_formats", "language_error",
+           "parquet_shards", "read_collection", "register_reader"]
 
 #: The formats semcer reads itself (``"memory"`` marks collections built in code).
 FORMATS = ("jsonl", "json", "tsv", "csv", "text", "parquet", "directory")
@@ -140,6 +141,7 @@ STDIN_NAME = "<stdin>"
 _SUFFIX_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".tsv": "tsv", ".csv": "csv",
                    ".txt": "text"}
 _HEAD = 1 << 20  # detection looks at the first MiB
+_LANG = itemgetter(3)  # an Item's lang
 _GZIP_MAGIC = b"\x1f\x8b"
 
 class Item(NamedTuple):
@@ -267,7 +269,28 @@ def _collection(items: list[Item], name: str, fmt: str) -> Collection:
     if not items:
         raise InputError(f"{name}: no items (the input is empty)")
     check_unique(items, name)
+    check_languages(items, name)
     return Collection(items=tuple(items), path=name, format=fmt)
+
+
+#: A language tag's shape: BCP 47 (RFC 5646: a 2-3 letter language, then subtags of 1-8 letters or
+#: digits joined by ``-``), or a POSIX locale name's (``zh_CN``, joined by ``_``). Whether the
+#: language exists is the judges' business, not the syntax's.
+LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
+
+
+def language_error(value: object, where: str) -> InputError:
+    """The error for a ``lang`` that is not a language tag (:data:`LANGUAGE_TAG`)."""
+    return InputError(f"{where}: 'lang' {value!r} is not a language tag (BCP 47 such as de, vi, zh-CN, or a locale "
+                      "name such as zh_CN)")
+
+
+def check_languages(items: list[Item] | tuple[Item, ...], name: str) -> None:
+    """Every item's ``lang`` is None or a language tag; else the error names the first item with a bad one."""
+    bad = {lang for lang in set(map(_LANG, items)) if lang is not None and not LANGUAGE_TAG.fullmatch(lang)}
+    if bad:
+        first = next(item for item in items if item.lang in bad)
+        raise language_error(first.lang, first.source or name)
 
 
 def _unreadable_format(fmt: str, name: str, *, forced: bool) -> str:

@@ -25,7 +25,7 @@ import numpy as np
 
 from semcer.alignment.engine import Pair, empty_reference_error, first_empty_reference
 from semcer.errors import InputError
-from semcer.io.collections import detect_format
+from semcer.io.collections import LANGUAGE_TAG, detect_format
 from semcer.io.jsonl import binary_format, check_strings, parse
 from semcer.scale.executors import close_workers, in_order, start_workers
 from semcer.text.policy import TextPolicy
@@ -275,8 +275,8 @@ def _record(line: str, where: str) -> tuple[str, str, str | None, str | None]:
         raise _Unusual
     id_, text, doc, lang = obj.get("id"), obj.get("text"), obj.get("doc"), obj.get("lang")
     if not (type(id_) is str and id_ and type(text) is str and (doc is None or type(doc) is str)
-            and (lang is None or type(lang) is str)):
-        raise _Unusual
+            and (lang is None or (type(lang) is str and (not lang or LANGUAGE_TAG.fullmatch(lang))))):
+        raise _Unusual  # the whole-file reader says what is wrong
     return id_, text, doc or None, lang or None
 
 
