@@ -11,6 +11,8 @@ from semcer.statistics.judge_eval import Label, evaluate_judge
 
 def test_pct_and_table():
     assert pct(0.1234) == "12.34 %" and pct(None) == "n/a" and pct(float("nan")) == "n/a"
+    # 1,000 edits over 52 million units is not "no error": 0.0019 % shows as under the last digit
+    assert pct(1000 / 52e6) == "<0.01 %" and pct(0.0) == "0.00 %" and pct(0.00005) == "0.01 %"
     out = table(["", "CER"], [["corpus", "9.20 %"], ["document mean", "10.99 %"]]).splitlines()
     assert out[0].rstrip() == "                   CER" and out[2] == "corpus          9.20 %" and out[1].startswith("---")
 

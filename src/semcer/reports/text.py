@@ -28,9 +28,12 @@ def safe(text: object) -> str:
 
 
 def pct(x: float | None, digits: int = 2) -> str:
-    """``12.34 %``, or ``n/a`` for an undefined value."""
+    """``12.34 %``, or ``n/a`` for an undefined value; a positive rate too small to show is
+    ``<0.01 %``, never ``0.00 %`` (which is kept for no error at all)."""
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
+    if x > 0 and round(100 * x, digits) == 0:
+        return f"<{10 ** -digits:.{digits}f} %"
     return f"{100 * x:.{digits}f} %"
 
 
