@@ -152,3 +152,96 @@ def test_cli_import_reports_skipped_deterministic_rows(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "imported 0 judged edits" in out and "now holds 0" in out
     assert "skipped 5 rows of deterministic built-in judges" in out and "recomputed locally" in out
+
+
+# -- a failed import or run leaves no new store; files that are no store say what they are ----------
+
+
+def _no_store(path):
+    return not any(p.name.startswith(path.name) for p in path.parent.iterdir())
+
+
+def _bad_row_parquet(tmp_path, filled_store):
+    pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    good = tmp_path / "good.parquet"
+    assert main(["store", "export", str(filled_store), str(good)]) == 0
+    table = pq.read_table(good)
+    rows = table.to_pylist()
+    rows[7]["p"] = [0.5, 0.5, 0.5, 0.0, 0.0]
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(type(table).from_pylist(rows, schema=table.schema), bad)
+    return bad
+
+
+@pytest.mark.parametrize("source", ["missing", "not-parquet", "directory", "bad-row"])
+def test_cli_failed_import_creates_no_store(tmp_path, filled_store, capsys, source):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "src.parquet"
+    if source == "not-parquet":
+        path.write_text("hello\n")
+    elif source == "directory":
+        path.mkdir()
+    elif source == "bad-row":
+        path = _bad_row_parquet(tmp_path, filled_store)
+    capsys.readouterr()
+    target = tmp_path / "new.sqlite"
+    assert main(["store", "import", str(target), str(path)]) == 2
+    err = _one_line_error(capsys, str(path))
+    if source == "missing":
+        assert err == f"semcer: error: {path}: no such file\n"
+    elif source == "bad-row":
+        assert "row 7" in err
+    assert _no_store(target)
+
+
+def test_cli_failed_import_leaves_an_existing_store_as_it_was(tmp_path, filled_store, capsys):
+    bad = _bad_row_parquet(tmp_path, filled_store)
+    before = dump(filled_store)
+    for source in (bad, tmp_path / "missing.parquet"):
+        assert main(["store", "import", str(filled_store), str(source)]) == 2
+        _one_line_error(capsys, str(source))
+        assert dump(filled_store) == before
+
+
+def test_cli_score_whose_judge_fails_leaves_no_new_store(tmp_path, filled_store, capsys):
+    from helpers import EXAMPLES
+
+    argv = ["score", str(EXAMPLES / "references.jsonl"), str(EXAMPLES / "tess_noisy.jsonl"), "--judge", "llm",
+            "--endpoint", "http://127.0.0.1:9/v1", "--model", "x", "--timeout", "1", "--max-retries", "0", "--quiet"]
+    store = tmp_path / "llm.sqlite"
+    assert main([*argv, "--store", str(store)]) == 2
+    _one_line_error(capsys, "cannot reach")
+    assert _no_store(store)
+    before = dump(filled_store)
+    assert main([*argv, "--store", str(filled_store)]) == 2  # a store that existed is kept, whatever it holds
+    capsys.readouterr()
+    assert dump(filled_store) == before
+
+
+@pytest.mark.parametrize("content, message", [(b"", "an empty file, not a judged-edit store"),
+                                              (b"{\"id\": 1}\n", "not an SQLite file, so not a judged-edit store")])
+@pytest.mark.parametrize("command", [["info"], ["check"], ["check", "--delete"], ["export", "out.parquet"]])
+def test_cli_store_commands_name_a_file_that_is_no_store(tmp_path, capsys, monkeypatch, content, message, command):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty.jsonl").write_bytes(content)
+    assert main(["store", command[0], "empty.jsonl", *command[1:]]) == 2
+    assert capsys.readouterr().err == f"semcer: error: empty.jsonl: {message}\n"
+    assert (tmp_path / "empty.jsonl").read_bytes() == content
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.jsonl"]
+
+
+def test_cli_check_delete_does_not_create_a_store(tmp_path, capsys):
+    missing = tmp_path / "missing.sqlite"
+    assert main(["store", "check", str(missing), "--delete"]) == 2
+    _one_line_error(capsys, "no such store")
+    assert _no_store(missing)
+
+
+def test_cli_check_says_clearly_why_a_cut_pair_is_corrupt(tmp_path, filled_store, capsys):
+    key = sorted(r[0] for r in dump(filled_store))[0]
+    _tamper(filled_store, "pair = substr(pair, 1, 1)", f"WHERE key = '{key}'")  # the codec byte alone
+    assert main(["store", "check", str(filled_store)]) == 1
+    out = capsys.readouterr().out
+    assert f"{key[:16]}  marked pair ends inside its length header (the value is cut short)" in out

@@ -48,7 +48,8 @@ five probabilities in [0, 1] summing to 1, a key that matches the judge and the 
 the file has those columns, a `severity` and `mode` that are the expected rating (within
 {SEVERITY_TOLERANCE:g}) and the most likely level of `p` (the store keeps `p` and derives both, so a
 disagreeing row is refused, as `semcer judge-eval` refuses one in a label file). A bad row stops
-the import with its row number, and then nothing is added. An edit already in STORE is kept as it
+the import with its row number, and then nothing is added: IN.parquet is checked whole before
+STORE is opened, so a missing STORE is not created either. An edit already in STORE is kept as it
 is. Rows are added in transactions of 5,000, so a `semcer score` writing the same store meanwhile
 waits for one batch, not for the whole file.
 
@@ -126,7 +127,7 @@ _SHOWN = 10  # corrupt rows listed by `store check`
 
 
 def _check(args: argparse.Namespace) -> int:
-    with JudgedEditStore(args.store, readonly=not args.delete) as store:
+    with JudgedEditStore(args.store, readonly=not args.delete, create=False) as store:
         report = store.check(delete=args.delete)
     print(f"store: {args.store}")
     print(f"rows checked: {report.rows}")
@@ -161,8 +162,11 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    with JudgedEditStore(args.store) as store:
-        result = store.import_parquet(args.source)
+    from semcer.store.parquet import open_source
+
+    source = open_source(args.source)  # checked whole before STORE is opened, or created
+    with JudgedEditStore(args.store) as store:  # a STORE made here is removed if nothing gets into it
+        result = store.import_parquet(source)
         total = len(store)
     print(f"imported {result.inserted} judged edits from {args.source} ({result.present} already present); "
           f"{args.store} now holds {total}")

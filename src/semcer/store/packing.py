@@ -49,7 +49,7 @@ def _read_varint(data: bytes, at: int) -> tuple[int, int]:
     value = shift = 0
     while True:
         if at >= len(data):
-            raise ValueError("its lengths run past its end")
+            raise ValueError("ends inside its length header (the value is cut short)")
         byte = data[at]
         at += 1
         value |= (byte & 0x7F) << shift
@@ -57,9 +57,9 @@ def _read_varint(data: bytes, at: int) -> tuple[int, int]:
             break
         shift += 7
         if shift > 35:
-            raise ValueError("a length is too long a varint")
+            raise ValueError("has a malformed length header (a varint of more than 5 bytes)")
     if value > MAX_SIDE_BYTES:
-        raise ValueError(f"a side of {value} bytes is longer than a store value can be")
+        raise ValueError(f"claims a side of {value} bytes, longer than a store value can be")
     return value, at
 
 
@@ -96,7 +96,9 @@ def _python_pack_pair(marked_ref: str, marked_hyp: str) -> bytes:
 
 
 def unpack_pair(value: object) -> tuple[str, str]:
-    """``(marked_ref, marked_hyp)`` of a stored value; ValueError saying why when it is not one."""
+    """``(marked_ref, marked_hyp)`` of a stored value; ValueError saying why when it is not one, as
+    the end of a sentence about the value ("is empty", "has unknown codec 7"): the store lists it as
+    "marked pair <why>"."""
     if not isinstance(value, bytes):
         raise ValueError(f"is {type(value).__name__}, not a packed pair")
     if not value:
@@ -111,9 +113,9 @@ def unpack_pair(value: object) -> tuple[str, str]:
         try:
             body = inflater.decompress(value[at:], n_ref + n_hyp + 1)
         except zlib.error as exc:
-            raise ValueError(f"its compressed bytes are damaged ({exc})") from None
+            raise ValueError(f"has damaged compressed bytes ({exc})") from None
         if not inflater.eof or inflater.unconsumed_tail or inflater.unused_data:
-            raise ValueError("its compressed bytes are damaged (the stream is cut or has bytes after it)")
+            raise ValueError("has damaged compressed bytes (the stream is cut short or has bytes after it)")
     else:
         raise ValueError(f"has unknown codec {codec}")
     if len(body) != n_ref + n_hyp:
@@ -121,4 +123,4 @@ def unpack_pair(value: object) -> tuple[str, str]:
     try:
         return (body[:n_ref].decode("utf-8"), body[n_ref:].decode("utf-8"))
     except UnicodeDecodeError:
-        raise ValueError("its text is not UTF-8") from None
+        raise ValueError("holds text that is not UTF-8") from None

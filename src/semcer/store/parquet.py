@@ -48,6 +48,16 @@ _MAGIC = b"PAR1"
 _FLAGS = COLUMNS.index("flags")
 
 
+class ParquetSource(NamedTuple):
+    """A Parquet file of judged edits opened and checked whole by :func:`open_source` (``columns``
+    to read, ``now``: the time given to rows without ``created``), ready for :func:`import_parquet`."""
+
+    path: Any
+    parquet: Any
+    columns: list[str]
+    now: float
+
+
 class ExportResult(NamedTuple):
     """What an export did: ``written`` rows, ``corrupt`` rows left out (only with ``skip_corrupt``)."""
 
@@ -141,7 +151,28 @@ def check_output(store_path: str | os.PathLike, path: str | os.PathLike) -> None
                          f"Parquet; name it .parquet (e.g. {example})")
 
 
-def import_parquet(store: JudgedEditStore, path: str | os.PathLike) -> ImportResult:
+def open_source(path: str | os.PathLike) -> ParquetSource:
+    """Open a Parquet file to import and check it whole (its columns and types, then every row, as
+    :func:`import_parquet` says), without a store: so that a command can refuse a missing, foreign or
+    bad file before it creates a store. A StoreError names the file (and the row) and what is wrong."""
+    pa, pq = _pyarrow()
+    source = Path(path)
+    if not source.exists():
+        raise StoreError(f"{path}: no such file")
+    if source.is_dir():
+        raise StoreError(f"{path}: is a directory, expected a Parquet file")
+    try:
+        parquet = pq.ParquetFile(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise StoreError(f"{path}: not a readable Parquet file ({exc})") from None
+    columns = _check_parquet_schema(pa, parquet.schema_arrow, path)
+    now = time.time()
+    for _ in _checked_rows(parquet, columns, path, now):  # the whole file, before anything is written
+        pass
+    return ParquetSource(path, parquet, columns, now)
+
+
+def import_parquet(store: JudgedEditStore, path: str | os.PathLike | ParquetSource) -> ImportResult:
     """Add the judged edits of a Parquet file to ``store``.
 
     The whole file is checked first (columns and types, five probabilities in [0, 1] summing to 1,
@@ -155,16 +186,10 @@ def import_parquet(store: JudgedEditStore, path: str | os.PathLike) -> ImportRes
     Skipped, and counted in the result: rows of a deterministic built-in judge (their judgements are
     recomputed locally and never taken from a file, so a forged row cannot change a score), and
     one-hot fallbacks (the store never keeps them; the next run asks the judge again).
+
+    ``path`` may be a file already opened and checked by :func:`open_source` (it is not checked again).
     """
-    pa, pq = _pyarrow()
-    try:
-        parquet = pq.ParquetFile(path)
-    except (OSError, pa.ArrowException) as exc:
-        raise StoreError(f"{path}: not a readable Parquet file ({exc})") from None
-    columns = _check_parquet_schema(pa, parquet.schema_arrow, path)
-    now = time.time()
-    for _ in _checked_rows(parquet, columns, path, now):  # the whole file, before anything is written
-        pass
+    path, parquet, columns, now = path if isinstance(path, ParquetSource) else open_source(path)
     inserted = present = deterministic = one_hot = 0
     pending: list[tuple] = []
 

@@ -44,7 +44,7 @@ from semcer.text.units import segment
 from semcer.version import __version__
 
 if TYPE_CHECKING:
-    from semcer.store.parquet import ExportResult, ImportResult
+    from semcer.store.parquet import ExportResult, ImportResult, ParquetSource
 
 #: Version of the on-disk layout; a store with a higher version is refused, never guessed at. Version 1
 #: (semcer 0.1.0 until issue 11) kept the judge identity and both marked texts in every row; it is read
@@ -53,6 +53,9 @@ SCHEMA_VERSION = 2
 
 #: Seconds a writer waits for another writer's transaction before giving up.
 BUSY_TIMEOUT_S = 120.0
+
+#: The first bytes of every SQLite database file.
+_SQLITE_HEADER = b"SQLite format 3\x00"
 
 #: Keys per ``IN (...)`` query: under SQLite's historical limit of 999 bound parameters.
 _IN_CHUNK = 900
@@ -378,17 +381,27 @@ class JudgedEditStore:
     says so): SQLite then takes no locks and assumes that nobody changes the file while it is open,
     so a writer elsewhere at the same time may make the reads wrong. The handle may be used from
     several threads of one process; other processes open their own handle.
+
+    A store opened for writing is created when missing (``create=False`` refuses a missing or empty
+    file instead, for a command that only changes an existing store); ``created`` says that this handle
+    made it, in a file that did not exist. A ``with`` block left by an exception closes the handle
+    with :meth:`discard_if_unused`, so that a failed run leaves no empty store behind.
     """
 
-    def __init__(self, path: str | os.PathLike, *, readonly: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike, *, readonly: bool = False, create: bool = True) -> None:
         self.path = Path(path)
         self.readonly = readonly
         self.immutable = False
+        self.created = False
+        self._create = create and not readonly
+        self._made_schema = False
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        existed = self.path.exists()
         try:
             self._conn = self._connect()
             self.schema_version = self._init_schema()
+            self.created = self._made_schema and not existed
         except sqlite3.Error as exc:
             self._close_quietly()
             if not readonly and "readonly" in str(exc):
@@ -407,9 +420,11 @@ class JudgedEditStore:
     def _connect(self, *, immutable: bool = False) -> sqlite3.Connection:
         if self.path.is_dir():
             raise StoreError(f"{self.path}: is a directory, expected a store file")
+        if self.path.exists():
+            self._check_file()
+        elif not self._create:
+            raise StoreError(f"{self.path}: no such store")
         if self.readonly:
-            if not self.path.exists():
-                raise StoreError(f"{self.path}: no such store")
             if not os.access(self.path, os.R_OK):
                 raise StoreError(f"{self.path}: permission denied (the store file is not readable)")
             uri = f"{self.path.resolve().as_uri()}?mode=ro{'&immutable=1' if immutable else ''}"
@@ -418,6 +433,23 @@ class JudgedEditStore:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         return conn
+
+    def _check_file(self) -> None:
+        """Refuse, before SQLite opens it, an existing file that is no SQLite database: one without
+        SQLite's header, or an empty one unless a store may be created in it (SQLite takes an empty
+        file for an empty database; one whose content is all in a non-empty -wal is left to SQLite)."""
+        try:
+            with open(self.path, "rb") as fh:
+                head = fh.read(len(_SQLITE_HEADER))
+        except OSError:
+            return  # SQLite then says what is wrong
+        if head == _SQLITE_HEADER:
+            return
+        if head:
+            raise StoreError(f"{self.path}: not an SQLite file, so not a judged-edit store")
+        wal = Path(f"{self.path}-wal")
+        if not self._create and not (wal.exists() and wal.stat().st_size > 0):
+            raise StoreError(f"{self.path}: an empty file, not a judged-edit store")
 
     def _init_schema(self) -> int:
         conn = self._conn
@@ -428,15 +460,16 @@ class JudgedEditStore:
         # synchronous=NORMAL in WAL mode survives a killed process; only a power cut may lose the
         # last transactions, which for a cache means re-judging a few edits.
         conn.execute("PRAGMA synchronous = NORMAL")
-        version = self._check_existing(conn, allow_empty=True)
+        version = self._check_existing(conn, allow_empty=self._create)
         if version == SCHEMA_VERSION:  # an existing store opens without taking the write lock
             return version
         conn.execute("BEGIN IMMEDIATE")
         try:
-            version = self._check_existing(conn, allow_empty=True)
+            version = self._check_existing(conn, allow_empty=self._create)
             if version == 0:
                 for statement in _SCHEMA:  # not executescript(), which would commit the open transaction
                     conn.execute(statement)
+                self._made_schema = True
                 conn.executemany(
                     "INSERT OR IGNORE INTO meta (name, value) VALUES (?, ?)",
                     [("schema_version", str(SCHEMA_VERSION)), ("created_by", f"semcer {__version__}")],
@@ -614,11 +647,39 @@ class JudgedEditStore:
         with self._lock:
             self._close_quietly()
 
+    def discard_if_unused(self) -> bool:
+        """Close the handle and, when it created the store (:attr:`created`) and the store holds no
+        judged edit, remove the file with its -wal and -shm; True when removed. For a run that failed
+        before it wrote anything: it leaves no empty store behind.
+
+        A store that existed before is never removed, nor one with rows in it (whoever wrote them),
+        nor one that another connection holds open or is writing (after this handle closes, SQLite
+        has removed the -wal only if this handle was the last connection to the store).
+        """
+        with self._lock:
+            conn, empty = self._conn, False
+            if conn is not None and self.created:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("PRAGMA busy_timeout = 0")  # another writer at work: keep the store
+                    conn.execute("BEGIN IMMEDIATE")  # no row can be added between the count and the close
+                    empty = conn.execute("SELECT 1 FROM judged_edits LIMIT 1").fetchone() is None
+            self._close_quietly()  # rolls the transaction back
+        wal = Path(f"{self.path}-wal")
+        if not empty or wal.exists():
+            return False
+        for path in (self.path, wal, Path(f"{self.path}-shm")):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        return True
+
     def __enter__(self) -> JudgedEditStore:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.discard_if_unused()
 
     def __repr__(self) -> str:
         return f"JudgedEditStore({str(self.path)!r}{', readonly=True' if self.readonly else ''})"
@@ -888,8 +949,9 @@ class JudgedEditStore:
 
         return export_parquet(self, path, judge_identity=judge_identity, skip_corrupt=skip_corrupt)
 
-    def import_parquet(self, path: str | os.PathLike) -> ImportResult:
-        """Add the judged edits of a Parquet file; returns an ``ImportResult`` (inserted, already present,
+    def import_parquet(self, path: str | os.PathLike | ParquetSource) -> ImportResult:
+        """Add the judged edits of a Parquet file (or one already opened and checked by
+        :func:`semcer.store.parquet.open_source`); returns an ``ImportResult`` (inserted, already present,
         and the rows skipped). See :func:`semcer.store.parquet.import_parquet`."""
         from semcer.store.parquet import import_parquet
 
