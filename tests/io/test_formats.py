@@ -357,3 +357,11 @@ def test_a_registered_reader_reads_its_detected_format(tmp_path, monkeypatch):
     assert "xml" in coll.input_formats()
     with pytest.raises(ValueError):
         coll.register_reader("jsonl", read_page)  # a built-in format is not replaced by accident
+
+
+@pytest.mark.parametrize("forced", ["hocr", "alto"])
+def test_a_page_file_forced_to_another_page_format_is_refused_naming_both(forced):
+    page = EXAMPLES / "pages" / "invoice.gt.xml"  # PAGE-XML: read as hOCR or ALTO it would be an empty page
+    assert error(page, format=forced) == (f"{page}: is page-xml, not {forced} (the format asked for); drop the format "
+                                          "option to read it as page-xml, or give --format page-xml")
+    assert read_collection(page, format="page-xml").items  # its own format is read

@@ -234,6 +234,8 @@ def read_collection(path: str | os.PathLike, *, format: str | None = None,
         suffix = p.suffix.lower()
     data, suffix = _decompressed(data, name, suffix)
     fmt = detect_format(data, suffix) if format is None else format
+    if fmt in PAGE_FORMATS and format is not None:
+        _check_forced_page(data, suffix, fmt, name)
     if fmt in PAGE_FORMATS:
         options = pages or PageOptions()
         key, page, items = _page(data, name, fmt, Path(name).name, None, options)
@@ -245,6 +247,15 @@ def read_collection(path: str | os.PathLike, *, format: str | None = None,
             refuse_binary(data, name)
         raise InputError(_unreadable_format(fmt, name, forced=False))
     return _collection(reader(data, name), name, fmt)
+
+
+def _check_forced_page(data: bytes, suffix: str, fmt: str, name: str) -> None:
+    """A page file forced to be read as another page format is refused: the reader would find none
+    of its elements and an empty page would follow (PAGE-XML read as hOCR has no ``ocr_line``)."""
+    found = detect_format(data, suffix)
+    if found in PAGE_FORMATS and found != fmt:
+        raise InputError(f"{name}: is {found}, not {fmt} (the format asked for); drop the format option to read it as "
+                         f"{found}, or give --format {found}")
 
 
 def detect_file_format(path: str | os.PathLike) -> str | None:
