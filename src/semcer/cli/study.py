@@ -44,7 +44,12 @@ severity): shared out as evenly as the strata allow, a small stratum taken whole
 pairs (--pairs-from, two or more `semcer score --json --lines` outputs of the same references, one
 per system, named by the file name): the near-miss pairs, where CER (edit count) and semCER
 (severity mass) disagree on which output is worse, as in the paper; --pairs N of them, stratified
-by language. The two outputs are shown as A and B in an order drawn from the seed.
+by language. The two outputs are shown as A and B in an order drawn from the seed. The files must
+cover the same lines and be scored alike: equal signatures (judge, text policy, unit...), but for
+--unmatched and --hyphen, which may differ between systems.
+
+A study needs at least one item: -n 0 (or --pairs 0) only beside the other kind of item. Every
+option and reader name is checked before a source is read, and OUT is written all or nothing.
 
 Every reader (--reader, repeatable) gets their own shuffle (from --seed and their name) and
 --repeats items shown a second time. The tokens are printed once: hand each reader theirs.
@@ -127,13 +132,14 @@ def _check_out(path: str) -> None:
 
 
 def _create(args: argparse.Namespace) -> int:
-    from semcer.study.create import create_study, plan
+    from semcer.study.create import check_options, create_study, plan
 
     check_int(args, "n_edits", 0, flag="--edits")
     check_int(args, "n_pairs", 0, flag="--pairs")
     check_int(args, "repeats", 0)
     check_int(args, "seed", 0, 2**32 - 1)  # as meta-eval's seeds (numpy's seeds are unsigned)
     _check_out(args.out)
+    check_options(args.sources, args.pair_sources, args.n_edits, args.n_pairs, args.repeats, args.readers)
     p = plan(args.sources, args.pair_sources, args.n_edits, args.n_pairs, args.seed, args.repeats,
              per_language=args.per_language)
     tokens = create_study(args.out, p, args.readers)

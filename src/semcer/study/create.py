@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from semcer.errors import InputError
-from semcer.study.db import Item, StudyDB
+from semcer.study.db import Item, StudyDB, check_reader_name
 from semcer.study.sampling import schedule, stratified
-from semcer.study.sources import Candidate, PairCandidate, read_candidates, read_pair_candidates
+from semcer.study.sources import Candidate, PairCandidate, check_pair_sources, read_candidates, read_pair_candidates
 from semcer.version import __version__
 
 T = TypeVar("T")
@@ -44,13 +44,40 @@ def pair_item(p: PairCandidate, seed: int) -> Item:
     return Item(p.id, "pair", p.lang, p.lang, data)
 
 
+def check_options(sources: Sequence[str], pair_sources: Sequence[str], n_edits: int | None, n_pairs: int | None,
+                  repeats: int, readers: Sequence[str] = ()) -> None:
+    """Every option of a study that can be checked before a source is read (one-line errors)."""
+    for flag, n in (("-n", n_edits), ("--pairs", n_pairs), ("--repeats", repeats)):
+        if n is not None and n < 0:
+            raise InputError(f"{flag} must be at least 0, got {n}")
+    if not sources and not pair_sources:
+        raise InputError("give the edits to draw from (--from) and/or the systems to pair (--pairs-from)")
+    if n_edits is not None and not sources:
+        raise InputError(f"-n {n_edits}: give the edits to draw from (--from)")
+    if n_pairs is not None and not pair_sources:
+        raise InputError(f"--pairs {n_pairs}: give the systems to pair (--pairs-from, two or more)")
+    empty = [f"{flag} 0" for flag, n, given in (("-n", n_edits, sources), ("--pairs", n_pairs, pair_sources))
+             if given and n == 0]
+    if len(empty) == bool(sources) + bool(pair_sources):
+        raise InputError(f"{' and '.join(empty)}: a study needs at least one item")
+    if pair_sources:
+        check_pair_sources(pair_sources)
+    check_readers(readers)
+
+
+def check_readers(readers: Sequence[str]) -> None:
+    for name in readers:
+        check_reader_name(name)
+    if len(set(readers)) != len(readers):
+        raise InputError("--reader: each reader once")
+
+
 def plan(sources: Sequence[str], pair_sources: Sequence[str], n_edits: int | None, n_pairs: int | None,
          seed: int, repeats: int, *, per_language: bool = False) -> StudyPlan:
     """Draw the pools: ``n_edits`` edits stratified by (language, class, band), ``n_pairs`` near-miss
     pairs stratified by language (None: all candidates); with ``per_language`` the sizes are per
     language (each language its own pool, as the paper's)."""
-    if not sources and not pair_sources:
-        raise InputError("give the edits to draw from (--from) and/or the systems to pair (--pairs-from)")
+    check_options(sources, pair_sources, n_edits, n_pairs, repeats)
     edits: list[Item] = []
     pairs: list[Item] = []
     n_cand = n_pair_cand = 0
@@ -85,13 +112,13 @@ def _draw(items: Sequence[T], lang: Callable[[T], str], stratum: Callable[[T], H
 
 
 def create_study(path: str | Path, p: StudyPlan, readers: Sequence[str]) -> dict[str, str]:
-    """Write the study file; returns reader -> token (shown once, stored hashed)."""
-    if len(set(readers)) != len(readers):
-        raise InputError("--reader: each reader once")
+    """Write the study file, all or nothing (:meth:`StudyDB.creating`: on any error, a reader's
+    name too, no file is left); returns reader -> token (shown once, stored hashed)."""
+    check_readers(readers)
     meta = {"seed": str(p.seed), "repeats": str(p.repeats), "semcer_version": __version__,
             "edits": str(p.n_edits), "pairs": str(p.n_pairs)}
-    db = StudyDB.create(path, meta, p.items)
-    return {name: add_reader(db, name) for name in readers}
+    with StudyDB.creating(path, meta, p.items) as db:
+        return {name: add_reader(db, name) for name in readers}
 
 
 def add_reader(db: StudyDB, name: str) -> str:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from semcer.atomic import atomic_path
 from semcer.errors import InputError, SemcerError, quoted
 from semcer.study.sampling import Slot
 
@@ -57,6 +58,33 @@ def digest(token: str) -> str:
 
 def new_token() -> str:
     return secrets.token_urlsafe(16)
+
+
+def check_reader_name(name: str) -> None:
+    """A reader's name: 1 to 64 printable characters (it is shown on pages and in exports)."""
+    if not name or len(name) > 64 or not name.isprintable():
+        raise InputError(f"reader name {quoted(name)}: give 1 to 64 printable characters")
+
+
+def _refuse_existing(path: Path) -> None:
+    if path.exists():
+        raise SemcerError(f"{path}: already exists; a study is created once (add readers with semcer study add-reader)")
+
+
+def _write_new(path: Path, meta: dict[str, str], items: Sequence[Item]) -> None:
+    """The schema, the meta rows and the items, in one transaction, into the empty file ``path``."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("BEGIN")
+        for sql in _SCHEMA:
+            conn.execute(sql)
+        conn.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), *meta.items()])
+        conn.executemany("INSERT INTO items VALUES (?, ?, ?, ?, ?)",
+                         [(i.id, i.kind, i.lang, i.stratum, json.dumps(i.data, ensure_ascii=False)) for i in items])
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
 
 
 @dataclass(frozen=True)
@@ -103,6 +131,9 @@ class StudyDB:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        if self.path.is_dir():
+            raise InputError(f"{self.path}: a directory, not a study file (a study is one file, made by semcer study "
+                             "create)")
         if not self.path.is_file():
             raise InputError(f"{self.path}: no such study (make one with semcer study create)")
         try:
@@ -115,26 +146,35 @@ class StudyDB:
 
     @classmethod
     def create(cls, path: str | Path, meta: dict[str, str], items: Sequence[Item]) -> StudyDB:
-        """A new study file with ``items`` (refuses an existing file)."""
+        """A new study file with ``items`` (refuses an existing file; all or nothing: :meth:`creating`)."""
+        with cls.creating(path, meta, items):
+            pass
+        return cls(path)
+
+    @classmethod
+    @contextlib.contextmanager
+    def creating(cls, path: str | Path, meta: dict[str, str], items: Sequence[Item]) -> Iterator[StudyDB]:
+        """A new study file with ``items``, all or nothing: it is built in a temporary file beside
+        ``path`` (:func:`semcer.atomic.atomic_path`), yielded for the caller to complete (its readers),
+        and renamed onto ``path`` only when the block ends without an error; on any error nothing is
+        left. Refuses an existing ``path``, also one that another run created meanwhile."""
         p = Path(path)
-        if p.exists():
-            raise SemcerError(f"{p}: already exists; a study is created once (add readers with semcer study add-reader)")
-        conn = sqlite3.connect(p, isolation_level=None)
+        _refuse_existing(p)
         try:
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("BEGIN")
-            for sql in _SCHEMA:
-                conn.execute(sql)
-            conn.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), *meta.items()])
-            conn.executemany("INSERT INTO items VALUES (?, ?, ?, ?, ?)",
-                             [(i.id, i.kind, i.lang, i.stratum, json.dumps(i.data, ensure_ascii=False)) for i in items])
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.close()
-            p.unlink(missing_ok=True)
-            raise
-        conn.close()
-        return cls(p)
+            with atomic_path(p) as tmp:
+                try:
+                    _write_new(tmp, meta, items)
+                    yield cls(tmp)
+                    _refuse_existing(p)
+                    with contextlib.closing(sqlite3.connect(tmp)) as conn:  # the WAL into the file (the rename
+                        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # moves only it); the last close removes it
+                except BaseException:
+                    for extra in ("-wal", "-shm", "-journal"):
+                        Path(f"{tmp}{extra}").unlink(missing_ok=True)
+                    raise
+        except (OSError, sqlite3.Error) as exc:  # a folder this process cannot write into, a full disk
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise SemcerError(f"{p}: cannot write the study ({why})") from None
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -186,8 +226,7 @@ class StudyDB:
 
     def add_reader(self, name: str, slots: Sequence[Slot]) -> str:
         """Add a reader with their schedule; returns their token (only its hash is stored)."""
-        if not name or len(name) > 64 or not name.isprintable():
-            raise InputError(f"reader name {name!r}: give 1 to 64 printable characters")
+        check_reader_name(name)
         token = new_token()
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM readers WHERE name = ?", (name,)).fetchone():

@@ -16,8 +16,8 @@ from typing import Any
 
 from semcer.alignment.context import edit_contexts
 from semcer.alignment.edits import Edit
-from semcer.api.report import read_score_json
-from semcer.errors import InputError, SemcerError
+from semcer.errors import InputError, quoted
+from semcer.io.jsonl import MalformedJSON, check_strings, decode, parse, read_bytes
 from semcer.io.ratings import RatedItem, read_items
 from semcer.judges.distribution import LEVELS, expected_rating, mode_of
 from semcer.judges.rubric.classes import edit_class
@@ -25,6 +25,17 @@ from semcer.statistics.preference import near_miss
 from semcer.text.units import graphemes
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
+_SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+#: What ``--from`` reads, for the errors that refuse a file.
+ACCEPTED = ("--from takes an edit list (semcer score --edits FILE: .jsonl, .csv, .parquet), a `semcer score --json "
+            "--lines` output (.json) or a judged-edit store (SQLite: --store of semcer score or semcer judge)")
+#: Signature fields that may differ between the score JSONs of a pair pool, as they are the systems'
+#: own: how a system's missing outputs were paired (--unmatched) and how the hyphens of its ALTO
+#: files were read (--hyphen). Every other field (unit, text policy, empty references, judge, Unicode
+#: versions, semcer version, how page files were read) decides a line's edit count or severity mass,
+#: which the near misses compare between systems.
+PER_SYSTEM_FIELDS = frozenset({"unmatched", "hyphen"})
+_WRITE_SCORE = "write one with semcer score REFS HYPS --json --lines --spans 1 -o SCORE.json"
 #: What an exported item keeps (meta-eval's edit-list fields; severity and mode when the source has them).
 ITEM_FIELDS = ("edit_id", "line_id", "doc", "lang", "op", "ref_unit", "hyp_unit", "ref_pos", "hyp_pos",
                "marked_ref", "marked_hyp", "edit_class", "severity", "mode")
@@ -69,14 +80,21 @@ def severity_band(severity: float | None) -> str:
 
 
 def source_kind(path: str | os.PathLike[str]) -> str:
-    """``store`` (an SQLite file), ``score-json`` (``.json``) or ``edits`` (an edit list)."""
+    """``store`` (an SQLite file), ``score-json`` (``.json``) or ``edits`` (an edit list); a file
+    named as an SQLite database that is none is refused (read as an edit list, its error would be
+    about a CSV)."""
     p = Path(path)
+    if p.is_dir():
+        raise InputError(f"--from {path}: a directory; {ACCEPTED}")
     if not p.is_file():
         raise InputError(f"--from {path}: no such file")
     with open(p, "rb") as fh:
         head = fh.read(len(_SQLITE_MAGIC))
     if head == _SQLITE_MAGIC:
         return "store"
+    if p.suffix.lower() in _SQLITE_SUFFIXES:
+        raise InputError(f"--from {path}: not an edit list, a score JSON or a judged-edit store (named as an SQLite "
+                         f"database, it is none); {ACCEPTED}")
     return "score-json" if p.suffix.lower() == ".json" else "edits"
 
 
@@ -130,27 +148,42 @@ def _from_store(path: str) -> list[Candidate]:
     return out
 
 
-def _score_lines(path: str) -> tuple[str, list[dict[str, Any]]]:
-    """The unit and the line rows of a ``semcer score --json --lines`` output."""
-    obj = read_score_json(path)
+def _read_json(path: str, option: str) -> Any:
+    """The JSON document of a score JSON, read as :func:`semcer.api.report.read_score_json` reads it
+    (semcer's one JSON reader, hostile JSON refused), its errors saying what ``study`` needs."""
+    text = decode(read_bytes(path, path), path)
+    try:
+        value = parse(text, path)
+    except MalformedJSON as exc:
+        reason = str(exc).removeprefix(f"{path}: ")
+        raise InputError(f"{option} {path}: not a `semcer score --json --lines` output ({reason}); {_WRITE_SCORE}") \
+            from None
+    if "\\u" in text:
+        check_strings(value, path)
+    return value
+
+
+def _score_lines(path: str, option: str = "--from") -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The signature fields and the line rows of a ``semcer score --json --lines`` output."""
+    obj = _read_json(path, option)
     fields = obj.get("signature_fields") if isinstance(obj, dict) else None
     lines = obj.get("lines") if isinstance(obj, dict) else None
     if not isinstance(fields, dict) or not isinstance(lines, list):
-        raise InputError(f"{path}: not a `semcer score --json --lines` output (no line rows); write one with "
-                         "semcer score REFS HYPS --json --lines -o SCORE.json")
+        raise InputError(f"{option} {path}: not a `semcer score --json --lines` output (no line rows); {_WRITE_SCORE}")
     for n, row in enumerate(lines):
         if not isinstance(row, dict) or not all(isinstance(row.get(k), str) for k in ("id", "ref", "hyp")):
             raise InputError(f"{path}: lines[{n}] has no ref and hyp texts; write the file with semcer score REFS HYPS "
                              "--json --lines --spans 1 -o SCORE.json")
         if not isinstance(row.get("edits"), list):
             raise InputError(f"{path}: lines[{n}] has no edit list (write the file with --json --lines --spans 1)")
-    return str(fields.get("unit") or "grapheme"), lines
+    return fields, lines
 
 
 def _from_score_json(path: str) -> list[Candidate]:
     """The edits of a score JSON's lines, each with the marked pair the judge saw (the line, or the
     judge's window around the edit on a long line: :func:`semcer.alignment.context.edit_contexts`)."""
-    unit, lines = _score_lines(path)
+    fields, lines = _score_lines(path)
+    unit = str(fields.get("unit") or "grapheme")
     split: Callable[[str], Sequence[str]] = graphemes if unit == "grapheme" else list
     out = []
     for n, line in enumerate(lines):
@@ -176,29 +209,67 @@ def _score_edit(e: dict[str, Any], ref_units: Sequence[str], hyp_units: Sequence
     return Edit(op, rp, hp, str(e["ref_unit"]), str(e["hyp_unit"]))
 
 
-def read_pair_candidates(paths: Sequence[str]) -> list[PairCandidate]:
-    """The near-miss pairs of two or more score JSONs of the same references: for every line and
-    every two systems, the pairs where CER (edit count; same reference, same denominator) and semCER
-    (severity mass) disagree on which output is worse (:func:`semcer.statistics.preference.near_miss`)."""
+def check_pair_sources(paths: Sequence[str]) -> None:
+    """Two or more score JSONs with distinct names (the file names name the systems), before any is read."""
     if len(paths) < 2:
         raise InputError("--pairs-from: give two or more `semcer score --json --lines` outputs of the same references")
     names = [Path(p).stem for p in paths]
     if len(set(names)) != len(names):
         raise InputError("--pairs-from: the files' names (without .json) name the systems; give each system a distinct name")
-    systems = [{row["id"]: row for row in _score_lines(p)[1]} for p in paths]
+
+
+def read_pair_candidates(paths: Sequence[str]) -> list[PairCandidate]:
+    """The near-miss pairs of two or more score JSONs of the same references: for every line and
+    every two systems, the pairs where CER (edit count; same reference, same denominator) and semCER
+    (severity mass) disagree on which output is worse (:func:`semcer.statistics.preference.near_miss`).
+    The files must be scored alike (equal signatures but for :data:`PER_SYSTEM_FIELDS`) and cover
+    the same lines with the same references, as the systems of ``semcer compare``; else an error."""
+    check_pair_sources(paths)
+    names = [Path(p).stem for p in paths]
+    read = [_score_lines(p, "--pairs-from") for p in paths]
+    for path, (fields, _) in zip(paths[1:], read[1:]):
+        _check_signature(paths[0], read[0][0], path, fields)
+    systems = [{row["id"]: row for row in lines} for _, lines in read]
+    for path, rows in zip(paths[1:], systems[1:]):
+        _check_lines(paths[0], systems[0], path, rows)
     out = []
     for i in range(len(paths)):
         for j in range(i + 1, len(paths)):
-            out += _near_misses(names[i], systems[i], names[j], systems[j], paths[j])
+            out += _near_misses(names[i], systems[i], names[j], systems[j])
     return out
 
 
-def _near_misses(na: str, a: dict[str, dict], nb: str, b: dict[str, dict], where: str) -> list[PairCandidate]:
+def _check_signature(first: str, base: dict[str, Any], path: str, fields: dict[str, Any]) -> None:
+    """The signature of ``path`` is the first file's, but for the fields a system may have of its own."""
+    keys = [k for k in dict.fromkeys([*base, *fields]) if k not in PER_SYSTEM_FIELDS]
+    differ = [k for k in keys if base.get(k) != fields.get(k)]
+    if differ:
+        what = "; ".join(f"{k} {_shown(fields.get(k))} ({first}: {_shown(base.get(k))})" for k in differ)
+        raise InputError(f"--pairs-from {path}: its signature differs from {first}'s: {what}; the near misses compare "
+                         "the systems' edit counts and severities, so score every system with the same options and "
+                         "judge (only --unmatched and --hyphen may differ)")
+
+
+def _shown(value: Any) -> str:
+    return "none" if value is None else quoted(str(value))
+
+
+def _check_lines(first: str, base: dict[str, dict], path: str, rows: dict[str, dict]) -> None:
+    """``path`` has the first file's lines, each with the same reference."""
+    missing, extra = [k for k in base if k not in rows], [k for k in rows if k not in base]
+    if missing or extra:
+        example = f"line {quoted(missing[0])} only in {first}" if missing else f"line {quoted(extra[0])} only in {path}"
+        raise InputError(f"--pairs-from {path} covers other lines than {first} ({len(missing)} missing, {len(extra)} "
+                         f"extra; e.g. {example}); pairs need score JSONs of the same references: score every system "
+                         "on the same ids (--unmatched empty scores a missing output as empty)")
+    for k, row in base.items():
+        if row["ref"] != rows[k]["ref"]:
+            raise InputError(f"--pairs-from {path}: line {quoted(k)} has another reference than in {first}; "
+                             "pairs need score JSONs of the same references")
+
+
+def _near_misses(na: str, a: dict[str, dict], nb: str, b: dict[str, dict]) -> list[PairCandidate]:
     ids = [k for k in a if k in b and a[k]["hyp"] != b[k]["hyp"]]
-    for k in ids:
-        if a[k]["ref"] != b[k]["ref"]:
-            raise SemcerError(f"{where}: line {k!r} has another reference than in the first file; "
-                              "pairs need score JSONs of the same references")
     cer = ([len(a[k]["edits"]) for k in ids], [len(b[k]["edits"]) for k in ids])
     sem = ([_mass(a[k]) for k in ids], [_mass(b[k]) for k in ids])
     mask: Sequence[bool] = near_miss(sem, cer).tolist() if ids else []
