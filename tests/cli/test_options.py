@@ -19,9 +19,9 @@ def test_cli_options_are_shared_with_score():
                               "--concurrency", "7", "--labels", "letters"])
     judge = judge_from_args(args)
     assert judge.backend.config.concurrency == 7 and judge.labels[0] == "A"
-    with pytest.raises(JudgeError, match="apply to the LLM judge only"):
+    with pytest.raises(JudgeError, match="applies to the LLM judge only"):
         judge_from_args(parser.parse_args(["--endpoint", "http://127.0.0.1:9/v1"]))
-    with pytest.raises(JudgeError, match="do not apply"):
+    with pytest.raises(JudgeError, match="does not apply"):
         judge_from_args(parser.parse_args(["--judge", "llm", "--endpoint", "http://x/v1", "--model", "m", "--device", "cpu"]))
     assert isinstance(judge_from_args(parser.parse_args([])), RubricJudge)  # the default given
     with pytest.raises(JudgeError, match="no judge"):
@@ -44,3 +44,37 @@ def test_json_options_go_through_the_one_json_reader(option, value, words):
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 2, p.stderr[-2000:]
     assert "Traceback" not in p.stderr and words in p.stderr and option in p.stderr, p.stderr[-2000:]
+
+
+def _refusal(argv: list[str]) -> str:
+    parser = argparse.ArgumentParser()
+    add_judge_options(parser, default_judge="rubric")
+    with pytest.raises(JudgeError) as info:
+        judge_from_args(parser.parse_args(argv))
+    return str(info.value)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--judge", "compact", "--concurrency", "0"],
+     "--concurrency applies to the LLM judge only (--judge llm, hf:PATH or vllm:MODEL), not to 'compact'"),
+    (["--judge", "compact", "--concurrency", "0", "--timeout", "3"],
+     "--concurrency, --timeout apply to the LLM judge only (--judge llm, hf:PATH or vllm:MODEL), not to 'compact'"),
+    (["--judge", "llm", "--endpoint", "http://x/v1", "--model", "m", "--device", "cpu"],
+     "--device does not apply to --judge llm"),
+    (["--judge", "llm", "--endpoint", "http://x/v1", "--model", "m", "--device", "cpu", "--batch-size", "2"],
+     "--device, --batch-size do not apply to --judge llm"),
+    (["--judge", "hf:/models/m", "--timeout", "3"], "--timeout does not apply to --judge hf:PATH"),
+])
+def test_inapplicable_options_agree_in_number(argv, message):
+    # Defect: "--concurrency apply to the LLM judge only" for one option.
+    assert _refusal(argv) == message
+
+
+def test_options_given_to_a_judge_object_agree_in_number():
+    from semcer.judges import resolve_judge
+    from semcer.judges.base import FixedJudge
+
+    with pytest.raises(JudgeError, match=r"^option name applies to a judge given by name"):
+        resolve_judge(FixedJudge(), name="x")
+    with pytest.raises(JudgeError, match=r"^options name, p apply to a judge given by name"):
+        resolve_judge(FixedJudge(), name="x", p=(1, 0, 0, 0, 0))

@@ -69,7 +69,12 @@ def test_contradictory_options_are_refused_before_any_work(args, message, capsys
     assert capsys.readouterr().err == f"semcer: error: {message}\n"
 
 
-PAGE_ONLY = "apply to page files only (PAGE-XML, ALTO, hOCR), and no input is one: leave them out"
+PAGE_ONLY = "to page files only (PAGE-XML, ALTO, hOCR), and no input is one: leave"
+
+
+def _page_only(flags: str) -> str:
+    """The refusal of page-file options, its verb and pronoun agreeing with how many are named."""
+    return f"{flags} applies {PAGE_ONLY} it out" if "," not in flags else f"{flags} apply {PAGE_ONLY} them out"
 
 
 @pytest.mark.parametrize("command", ["cer", "score", "compare", "report", "analyze"])
@@ -85,7 +90,7 @@ def test_page_options_without_a_page_file_are_refused(tmp_path, capsys, command,
     more = ["--html", str(tmp_path / "r.html")] if command == "report" else []
     hyps = [str(hyp), str(hyp)] if command in ("compare", "analyze") else [str(hyp)]
     assert main([command, str(ref), *hyps, *option, *more]) == 2
-    assert capsys.readouterr().err == f"semcer: error: {flags} {PAGE_ONLY}\n"
+    assert capsys.readouterr().err == f"semcer: error: {_page_only(flags)}\n"
     assert not (tmp_path / "r.html").exists()
 
 
@@ -117,10 +122,10 @@ def test_page_options_are_refused_once_a_directory_or_stdin_is_read(tmp_path, ca
         (tmp_path / side).mkdir()
         (tmp_path / side / "p.txt").write_text("hello world\n")
     assert main(["cer", str(tmp_path / "R"), str(tmp_path / "H"), "--by-line", "--json"]) == 2
-    assert capsys.readouterr() == ("", f"semcer: error: --by-line {PAGE_ONLY}\n")
+    assert capsys.readouterr() == ("", f"semcer: error: {_page_only('--by-line')}\n")
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"hello world\n")))
     assert main(["cer", "-", str(tmp_path / "R" / "p.txt"), "--hyphen", "keep"]) == 2
-    assert capsys.readouterr() == ("", f"semcer: error: --hyphen {PAGE_ONLY}\n")
+    assert capsys.readouterr() == ("", f"semcer: error: {_page_only('--hyphen')}\n")
 
 
 @pytest.mark.parametrize("args", [
@@ -149,3 +154,62 @@ def test_lang_must_be_a_language_tag(command, tag, capsys):
     assert capsys.readouterr().err == (f"semcer: error: {command}: argument --lang: {tag!r} is not a language tag "
                                        "(BCP 47 such as de, vi, zh-CN, or a locale name such as zh_CN) "
                                        f"(see `semcer {command} --help`)\n")
+
+
+LLM = ["--judge", "llm", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m"]
+
+
+@pytest.mark.parametrize("option, values, message", [
+    ("--timeout", ["0", "-1"], "timeout must be a number of seconds, more than 0; got {}"),
+    ("--concurrency", ["0", "-1"], "concurrency must be a whole number at least 1, got {}"),
+    ("--max-retries", ["-1", "-2"], "max_retries must be a whole number at least 0, got {}"),
+    ("--max-response-bytes", ["0", "-1"], "max_response_bytes must be a whole number at least 1, got {}"),
+    ("--max-connection-failures", ["-1", "-2"], "max_connection_failures must be a whole number at least 0, got {}"),
+    ("--context-window", ["0", "-1"], "context_window must be a whole number of grapheme units at least 1, got {}"),
+])
+def test_the_llm_judges_numbers_are_refused_in_one_set_of_words(option, values, message, capsys):
+    # Defect: --timeout -1 said "0 or more" and --timeout 0 said "must be positive".
+    from semcer.cli import main
+
+    for value in values:
+        assert main(["score", "examples/references.jsonl", "examples/tess_noisy.jsonl", *LLM, option, value]) == 2
+        shown = f"{float(value)}" if option == "--timeout" else value
+        assert capsys.readouterr().err == f"semcer: error: {message.format(shown)}\n"
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_hf_batch_size_is_refused_in_one_set_of_words(tmp_path, value, capsys):
+    from semcer.cli import main
+
+    (tmp_path / "config.json").write_text("{}")
+    argv = ["score", "examples/references.jsonl", "examples/tess_noisy.jsonl", "--judge", f"hf:{tmp_path}"]
+    assert main([*argv, "--batch-size", value]) == 2
+    assert capsys.readouterr().err == f"semcer: error: batch_size must be a whole number at least 1, got {value}\n"
+
+
+CONFIDENCE = "semcer: error: confidence must be strictly between 0 and 1 (command line: --confidence), got {}\n"
+
+
+@pytest.mark.parametrize("command", ["compare", "report"])
+@pytest.mark.parametrize("value", ["0", "1", "-0.5", "1.5", "nan"])
+def test_confidence_is_strictly_between_0_and_1(tmp_path, command, value, capsys):
+    # Defect: --confidence 0 said "must be between 0 and 1", which 0 is (the bounds are excluded).
+    from semcer.cli import main
+
+    more = ["--html", str(tmp_path / "r.html")] if command == "report" else []
+    hyps = ["examples/tess_noisy.jsonl", "examples/tess_noisy.jsonl"]
+    assert main([command, "examples/references.jsonl", *hyps, "--no-judge", "--confidence", value, *more]) == 2
+    assert capsys.readouterr().err == CONFIDENCE.format(float(value))
+
+
+def test_the_statistics_refuse_confidence_in_the_same_words():
+    import numpy as np
+
+    from semcer.statistics.bootstrap import check_confidence
+    from semcer.statistics.paired import paired_bootstrap
+
+    with pytest.raises(ValueError, match=r"^confidence must be strictly between 0 and 1, got 1.0$"):
+        check_confidence(1.0)
+    ones = np.ones((5, 2))
+    with pytest.raises(ValueError, match=r"^confidence must be strictly between 0 and 1, got 0.0$"):
+        paired_bootstrap(ones, ones[:, 0], "corpus", confidence=0.0)

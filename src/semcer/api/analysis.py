@@ -69,7 +69,7 @@ from semcer.judges.rubric.lexicon import (
 )
 from semcer.metrics.results import Evaluation
 from semcer.reports.text import input_notes
-from semcer.statistics.bootstrap import Estimate, guarded, percentile_estimate, resample_count_chunks
+from semcer.statistics.bootstrap import Estimate, check_confidence, guarded, percentile_estimate, resample_count_chunks
 from semcer.statistics.multiple import holm
 from semcer.statistics.paired import sign_flip_pvalues
 from semcer.store.judging import JudgedEdit
@@ -130,8 +130,7 @@ def _check_settings(systems: Sequence[Any], langs: Any, lang: str | None, judge:
     max_edits, min_letter_errors, n_boot, n_permutations = counts
     if max_edits < 0 or min_letter_errors < 0 or n_boot < 0 or n_permutations < 1:
         raise SemcerError("--max-edits, --min-letter-errors and --n-boot must be >= 0, --n-permutations >= 1")
-    if not 0.0 < confidence < 1.0:
-        raise SemcerError(f"confidence must be between 0 and 1 (command line: --confidence), got {confidence}")
+    check_confidence(confidence, SemcerError, " (command line: --confidence)")
     if judge is None:
         raise InputError("analyze needs a judge: severities are what it analyses")
 

@@ -26,7 +26,7 @@ from semcer.io.collections import Collection
 from semcer.metrics.results import Evaluation
 from semcer.metrics.signature import Signature
 from semcer.reports.text import input_notes
-from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS
+from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS, check_confidence
 from semcer.statistics.paired import AGGREGATIONS, METHODS, SystemComparison, compare_systems, min_resamples
 from semcer.text.policy import TextPolicy
 from semcer.text.units import Unit
@@ -192,8 +192,7 @@ def _check_options(systems: Sequence[Any], n_resamples: int, confidence: float, 
                    n_permutations: int | None) -> None:
     if len(systems) < 2:
         raise InputError("compare needs at least two systems: the baseline and one to compare with it")
-    if not 0 < confidence < 1:
-        raise SemcerError(f"confidence must be between 0 and 1 (command line: --confidence), got {confidence}")
+    check_confidence(confidence, SemcerError, " (command line: --confidence)")
     least = min_resamples(confidence)
     if not least <= n_resamples <= MAX_RESAMPLES:
         raise SemcerError(f"n_resamples must be from {least} (each tail of a {100 * confidence:g} % interval holds "

@@ -86,7 +86,7 @@ from semcer.judges.base import JudgeBase
 from semcer.judges.rubric.classes import edit_class
 from semcer.metrics.signature import MethodSignature, unicode_field
 from semcer.statistics.agreement import MIN_SHARE, Reliability, reader_reliability
-from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS, MIN_USABLE_SHARE, Estimate, guarded
+from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS, MIN_USABLE_SHARE, Estimate, check_confidence, guarded
 from semcer.statistics.correlation import (
     partial_spearman_within_interval,
     spearman_difference,
@@ -577,8 +577,7 @@ def _check_options(min_share: float, gap: float, against: str, chose: str, n_boo
         raise SemcerError(f"the choices name the 'worse' or the 'better' output, not {chose!r} (command line: --chose)")
     if n_boot < 0 or n_perm < 1:
         raise SemcerError("bootstrap resamples must be >= 0 and permutations >= 1 (--n-boot, --n-permutations)")
-    if not 0.0 < confidence < 1.0:
-        raise SemcerError(f"confidence must be between 0 and 1 (command line: --confidence), got {confidence}")
+    check_confidence(confidence, SemcerError, " (command line: --confidence)")
 
 
 def _judge_names(judges: Sequence[Any]) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sized
 from typing import Any
 
 from semcer.alignment.engine import EMPTY_REF_POLICIES
@@ -205,13 +205,19 @@ def judge_from_args(args: argparse.Namespace) -> Any:
     common = {} if window is None else {"context_window": window}
     if not is_llm_spec(spec):
         if given:
-            raise JudgeError(f"{flags(given)} apply to the LLM judge only (--judge llm, hf:PATH or vllm:MODEL), not to {spec!r}")
+            raise JudgeError(f"{flags(given)} {_agree(given, 'applies', 'apply')} to the LLM judge only (--judge llm, "
+                             f"hf:PATH or vllm:MODEL), not to {spec!r}")
         return resolve_judge(spec, **common)
     wrong = [k for k in given if k not in llm_options(spec)]
     if wrong:
         kind = "--judge llm" if spec == "llm" else "--judge hf:PATH" if spec.startswith("hf:") else "--judge vllm:MODEL"
-        raise JudgeError(f"{flags(wrong)} do not apply to {kind}")
+        raise JudgeError(f"{flags(wrong)} {_agree(wrong, 'does', 'do')} not apply to {kind}")
     return resolve_judge(spec, **given, **common)
+
+
+def _agree(names: Sized, one: str, many: str) -> str:
+    """``one`` for a single option named, ``many`` for several: "--x applies", "--x, --y apply"."""
+    return one if len(names) == 1 else many
 
 
 def _json_object(flag: str) -> Callable[[str], dict]:
@@ -404,5 +410,5 @@ def check_page_options(args: argparse.Namespace, page_inputs: Iterable[bool]) ->
     files) is PAGE-XML, ALTO or hOCR: they would change nothing, silently."""
     given = [flag for dest, flag in PAGE_ONLY.items() if was_given(args, dest)]
     if given and not any(page_inputs):
-        raise SemcerError(f"{', '.join(given)} apply to page files only (PAGE-XML, ALTO, hOCR), and no input is "
-                          "one: leave them out")
+        raise SemcerError(f"{', '.join(given)} {_agree(given, 'applies', 'apply')} to page files only (PAGE-XML, "
+                          f"ALTO, hOCR), and no input is one: leave {_agree(given, 'it', 'them')} out")

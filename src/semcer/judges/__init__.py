@@ -45,7 +45,8 @@ def resolve_judge(spec: Any, **options: Any) -> JudgeBase:
         return spec.build()
     if not isinstance(spec, str):
         if options:
-            raise JudgeError(f"options {', '.join(sorted(options))} apply to a judge given by name, not to {spec!r}")
+            words = "option {} applies" if len(options) == 1 else "options {} apply"
+            raise JudgeError(f"{words.format(', '.join(sorted(options)))} to a judge given by name, not to {spec!r}")
         return as_judge(spec)
     name = spec.strip()
     if name == "llm" or name.startswith(("hf:", "vllm:")):

@@ -13,7 +13,9 @@ that keeps the contract these capabilities with their defaults.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+import operator
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, runtime_checkable
 
@@ -88,11 +90,53 @@ class JudgeSpec:
         return cls(data["name"], dict(data.get("options") or {}))
 
 
+def whole_number(name: str, value: Any, least: int, most: int | None = None, unit: str = "") -> int:
+    """``value`` as an int when it is a whole number from ``least`` (to ``most``, when given); else a
+    JudgeError naming option ``name``. The one wording of every judge's count option (``unit``: what
+    is counted, e.g. ``"grapheme units"``): ``concurrency must be a whole number at least 1, got 0``."""
+    try:
+        number = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        number = None
+    if number is None or number < least or (most is not None and number > most):
+        span = f"between {least} and {most}" if most is not None else f"at least {least}"
+        of = f" of {unit}" if unit else ""
+        raise JudgeError(f"{name} must be a whole number{of} {span}, got {value!r}")
+    return number
+
+
 def check_window(window: int) -> int:
     """``window`` if it is a usable context window (a whole number of units, at least 1)."""
-    if type(window) is not int or window < 1:
-        raise JudgeError(f"context_window must be a whole number of grapheme units, at least 1; got {window!r}")
-    return window
+    return whole_number("context_window", window, 1, unit="grapheme units")
+
+
+#: The most characters of an underlying error that a load failure quotes.
+REASON_LIMIT = 300
+
+
+def first_line(exc: BaseException, limit: int = REASON_LIMIT) -> str:
+    """The first non-empty line of ``exc``'s message (its type's name when it has none), at most
+    ``limit`` characters: the reason a one-line error gives for a failure deep in a library."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    line = lines[0] if lines else type(exc).__name__
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+@contextmanager
+def loading(where: str, what: str) -> Iterator[None]:
+    """Any failure inside becomes one JudgeError line, ``WHERE: could not load WHAT (REASON)``, the
+    reason being the first line of the library's error (a JudgeError passes unchanged).
+
+    For loading a model, tokenizer or checkpoint with torch or transformers: a broken or foreign
+    directory makes them raise anything (ValueError, OSError, KeyError, RuntimeError, ...), often
+    with many lines, and the user should see which directory and why, not a traceback.
+    """
+    try:
+        yield
+    except JudgeError:
+        raise
+    except Exception as exc:
+        raise JudgeError(f"{where}: could not load {what} ({first_line(exc)})") from exc
 
 
 class JudgeBase:

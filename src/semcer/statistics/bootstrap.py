@@ -40,6 +40,14 @@ MIN_INTERVAL_ITEMS = 5
 MIN_USABLE_SHARE = 0.5
 
 
+def check_confidence(confidence: float, error: type[Exception] = ValueError, where: str = "") -> None:
+    """The one rule for an interval level: strictly between 0 and 1 (a 0 % or 100 % interval is no
+    interval; NaN is refused too). ``error``: what is raised (a caller's own error class); ``where``:
+    said after the name, e.g. ``" (command line: --confidence)"``."""
+    if not 0.0 < confidence < 1.0:
+        raise error(f"confidence must be strictly between 0 and 1{where}, got {confidence}")
+
+
 def resample_counts(idx: np.ndarray, n: int) -> np.ndarray:
     """How often each of ``n`` items appears in each resample of ``idx`` (shape (n_boot, n)), as floats."""
     b = idx.shape[0]

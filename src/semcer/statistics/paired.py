@@ -30,6 +30,7 @@ from numpy.typing import ArrayLike
 from semcer.statistics.bootstrap import (
     Estimate,
     bca_estimate,
+    check_confidence,
     chunk_rows,
     guarded,
     percentile_estimate,
@@ -185,8 +186,7 @@ def min_resamples(confidence: float) -> int:
 
 
 def _check_options(n: int, confidence: float, method: str) -> None:
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    check_confidence(confidence)
     if n < min_resamples(confidence):
         raise ValueError(f"{n} resamples are too few for a {100 * confidence:g} % interval: at least "
                          f"{min_resamples(confidence)} (2 / (1 - confidence)), so that each tail holds one")

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from semcer.errors import JudgeError
-from semcer.judges.base import JudgeSpec, JudgeStats
+from semcer.judges.base import JudgeSpec, JudgeStats, loading, whole_number
 from semcer.judges.llm.judge import Reading
 from semcer.judges.llm.prompt import Prompt
 
@@ -148,8 +148,7 @@ class HFBackend:
         if not self.path.is_dir() or not (self.path / "config.json").is_file():
             raise JudgeError(f"hf:{path}: not a local model directory with a config.json "
                              "(semcer loads local models only, never downloads)")
-        if batch_size < 1:
-            raise JudgeError(f"batch_size must be at least 1, got {batch_size}")
+        batch_size = whole_number("batch_size", batch_size, 1)
         try:
             import torch
             import transformers
@@ -160,23 +159,34 @@ class HFBackend:
         self.dtype = dtype
         self.batch_size = batch_size
         self.chat_template_kwargs = dict(chat_template_kwargs or {})
-        if tokenizer is None:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-        if model is None:
-            torch_dtype = dtype if dtype == "auto" else getattr(torch, dtype, None)
-            if torch_dtype is None:
-                raise JudgeError(f"dtype {dtype!r} is not a torch dtype (float32, bfloat16, float16) or 'auto'")
-            model = transformers.AutoModelForCausalLM.from_pretrained(self.path, dtype=torch_dtype, local_files_only=True)
-            model.to(self.device)
-        self.model = model.eval()
-        self.tokenizer = tokenizer
-        self.tokenizer.padding_side = "left"
-        self._pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+        self.model, self.tokenizer = self._load(transformers, model, tokenizer)
+        self._pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
         if self._pad_id is None:
             self._pad_id = 0  # every padded position is masked out, so any id will do
         self._fingerprint = model_fingerprint(self.path)
         self._name = model_name(self.path)
         self._variants: list[list[int]] = []
+
+    def _load(self, transformers: Any, model: Any, tokenizer: Any) -> tuple[Any, Any]:
+        """The model (in eval mode, on the device) and the tokenizer (padding on the left), each
+        loaded from the directory unless given. Any failure, from a directory that is not a
+        transformers model to a device torch does not know, is one JudgeError line naming the
+        directory and the first line of the reason."""
+        torch_dtype = self.dtype if self.dtype == "auto" else getattr(self._torch, str(self.dtype), None)
+        if not isinstance(torch_dtype, (str, self._torch.dtype)):  # torch.cuda, torch.nn: not dtypes either
+            raise JudgeError(f"dtype {self.dtype!r} is not a torch dtype (float32, bfloat16, float16) or 'auto'")
+        where = f"hf:{self.path}"
+        if tokenizer is None:
+            with loading(where, "the tokenizer"):
+                tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+        if model is None:
+            with loading(where, "the model"):
+                model = transformers.AutoModelForCausalLM.from_pretrained(self.path, dtype=torch_dtype,
+                                                                          local_files_only=True)
+            with loading(where, f"the model onto device {self.device!r}"):
+                model.to(self.device)
+        tokenizer.padding_side = "left"
+        return model.eval(), tokenizer
 
     @property
     def identity(self) -> str:

@@ -38,7 +38,6 @@ import functools
 import hashlib
 import json
 import math
-import operator
 import os
 import random
 import socket
@@ -49,7 +48,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from semcer.errors import JudgeError
-from semcer.judges.base import JudgeSpec, JudgeStats
+from semcer.judges.base import JudgeSpec, JudgeStats, whole_number
 from semcer.judges.llm.judge import Reading, label_probs_from_top
 from semcer.judges.llm.prompt import Prompt
 
@@ -163,25 +162,23 @@ class OpenAIConfig:
         self._whole("top_logprobs", 1, 20)
         self._whole("max_response_bytes", 1)
         self._whole("max_connection_failures", 0)
-        for name in ("timeout", "backoff_base", "backoff_max"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise JudgeError(f"{name} must be a number of seconds, 0 or more; got {value!r}")
-        if not self.timeout > 0:
-            raise JudgeError(f"timeout must be positive, got {self.timeout}")
+        self._seconds("timeout", zero=False)  # no time at all to answer could only fail every edit
+        self._seconds("backoff_base")
+        self._seconds("backoff_max")
         if self.extra_body is not None and not isinstance(self.extra_body, Mapping):
             raise JudgeError("extra_body must be a JSON object")
 
     def _whole(self, name: str, least: int, most: int | None = None) -> None:
+        object.__setattr__(self, name, whole_number(name, getattr(self, name), least, most))
+
+    def _seconds(self, name: str, *, zero: bool = True) -> None:
+        """A duration: a number of seconds, 0 or more (``zero``) or more than 0; one message for every
+        value refused (negative, 0 where it is not allowed, NaN, not a number)."""
         value = getattr(self, name)
-        try:
-            number = operator.index(value) if not isinstance(value, bool) else None
-        except TypeError:
-            number = None
-        if number is None or number < least or (most is not None and number > most):
-            span = f"between {least} and {most}" if most is not None else f"at least {least}"
-            raise JudgeError(f"{name} must be a whole number {span}, got {value!r}")
-        object.__setattr__(self, name, number)
+        number = not isinstance(value, bool) and isinstance(value, (int, float))
+        if not number or not (value >= 0 if zero else value > 0):
+            raise JudgeError(f"{name} must be a number of seconds, {'0 or more' if zero else 'more than 0'}; "
+                             f"got {value!r}")
 
     @property
     def url(self) -> str:

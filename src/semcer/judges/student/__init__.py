@@ -18,7 +18,7 @@ from typing import Any
 
 from semcer.alignment.context import EditContext
 from semcer.errors import JudgeError
-from semcer.judges.base import JudgeBase, JudgeSpec
+from semcer.judges.base import JudgeBase, JudgeSpec, whole_number
 from semcer.judges.distribution import Judgement
 from semcer.judges.student.data import CONFIG_FILE, HEAD_FILE, HF_HINT, StudentRow, parse_config, require_hf
 
@@ -43,8 +43,7 @@ class StudentJudge(JudgeBase):
         if not (directory / CONFIG_FILE).is_file() or not (directory / HEAD_FILE).is_file():
             raise JudgeError(f"{directory}: not a student checkpoint (needs {CONFIG_FILE} and {HEAD_FILE}); "
                              "train one with `semcer distill`")
-        if batch_size < 1:
-            raise JudgeError(f"batch_size must be at least 1, got {batch_size}")
+        batch_size = whole_number("batch_size", batch_size, 1)
         self.directory = directory
         self.device = device
         self.batch_size = batch_size

@@ -57,7 +57,33 @@ def parse_config(raw: bytes, directory: Any) -> dict[str, Any]:
     missing = [k for k in ("max_length", "template", "readout", "head") if k not in config]
     if missing:
         raise JudgeError(f"{directory}/{CONFIG_FILE}: missing {', '.join(missing)}")
+    problem = _config_problem(config)
+    if problem:
+        raise JudgeError(f"{directory}/{CONFIG_FILE}: {problem}")
     return config
+
+
+def _whole(value: Any) -> bool:
+    return type(value) is int and value >= 1
+
+
+def _config_problem(config: dict[str, Any]) -> str | None:
+    """What is wrong with the values a student is rebuilt from (None when nothing is), so that a
+    damaged config.json is refused when the judge is made, not with a traceback once it runs."""
+    if not _whole(config["max_length"]):
+        return f"max_length must be a whole number at least 1, got {config['max_length']!r}"
+    template = config["template"]
+    if not isinstance(template, str) or not 0 <= template.find("{ref}") < template.find("{hyp}"):
+        return f"template must be a text with {{ref}} before {{hyp}}, got {quoted(template)}"
+    readout = config["readout"]
+    if not isinstance(readout, list) or not readout or not all(isinstance(part, str) for part in readout):
+        return f"readout must be a list of readout part names, got {quoted(readout)}"
+    head = config["head"]
+    dropout = head.get("dropout") if isinstance(head, dict) else None
+    if not isinstance(head, dict) or not _whole(head.get("hidden")) or isinstance(dropout, bool) \
+            or not isinstance(dropout, (int, float)) or not 0 <= dropout < 1:
+        return f"head must be {{\"hidden\": a whole number at least 1, \"dropout\": from 0 to below 1}}, got {quoted(head)}"
+    return None
 
 
 def read_config(directory: str | Path) -> dict[str, Any]:

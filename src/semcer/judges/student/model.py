@@ -24,6 +24,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from semcer.errors import JudgeError
+from semcer.judges.base import loading
 from semcer.judges.distribution import LEVELS, RATINGS
 from semcer.judges.student.data import (
     BACKBONE_DIR,
@@ -185,12 +186,11 @@ def load_backbone(path: str | os.PathLike) -> tuple[nn.Module, Any]:
     path = Path(path)
     if not path.is_dir():
         raise JudgeError(f"{path}: no such backbone directory (a local model saved with save_pretrained)")
-    try:
-        with quiet_transformers():
-            tokenizer = AutoTokenizer.from_pretrained(path)
-            backbone = AutoModel.from_pretrained(path)
-    except (OSError, ValueError, KeyError) as exc:
-        raise JudgeError(f"{path}: could not load the backbone or its tokenizer ({exc})") from None
+    with quiet_transformers():
+        with loading(str(path), "the backbone's tokenizer"):
+            tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        with loading(str(path), "the backbone"):
+            backbone = AutoModel.from_pretrained(path, local_files_only=True)
     check_tokenizer(tokenizer, str(path))
     return backbone, tokenizer
 
@@ -224,12 +224,12 @@ def load_student(directory: str | os.PathLike, device: torch.device) -> tuple[St
     backbone, tokenizer = load_backbone(directory / BACKBONE_DIR)
     head_cfg = config["head"]
     parts = tuple(config["readout"])
-    head = StudentHead(len(parts) * hidden_size(backbone), int(head_cfg["hidden"]), float(head_cfg["dropout"]))
-    try:
+    with loading(str(directory / HEAD_FILE), "the head weights"):
+        head = StudentHead(len(parts) * hidden_size(backbone), int(head_cfg["hidden"]), float(head_cfg["dropout"]))
         head.load_state_dict(load_file(str(directory / HEAD_FILE)))
-    except (OSError, RuntimeError) as exc:
-        raise JudgeError(f"{directory / HEAD_FILE}: head weights do not load ({exc})") from None
-    model = StudentModel(backbone, head, parts).to(device)
+    model = StudentModel(backbone, head, parts)
+    with loading(str(directory), f"the student onto device {str(device)!r}"):
+        model.to(device)
     model.eval()
     return model, tokenizer, config
 
