@@ -140,3 +140,17 @@ def test_judge_eval_n_boot_zero_means_no_intervals(tmp_path):
     table = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", DEV, "--judge", "rubric", "--n-boot", "0"],
                            capture_output=True, text=True)
     assert table.returncode == 0 and "no bootstrap intervals" in table.stdout.splitlines()[0]
+
+
+def test_a_failed_run_leaves_no_new_store(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    store = tmp_path / "judged.sqlite"
+    p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", str(DATA / "dev.jsonl"), "--judge", "llm",
+                        "--endpoint", f"http://127.0.0.1:{port}/v1", "--model", "m", "--timeout", "1",
+                        "--max-retries", "0", "--store", str(store)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and "cannot reach" in p.stderr, p.stderr[-2000:]
+    assert list(tmp_path.iterdir()) == []  # the store this run created, empty, is gone with its -wal and -shm

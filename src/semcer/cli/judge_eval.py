@@ -53,24 +53,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from semcer.api.evaluation import opened_store
     from semcer.io.json import dumps, emit
     from semcer.io.labels import load_labelled  # scipy: imported only by the commands that need it
     from semcer.reports.text import render_judge_eval
     from semcer.statistics.judge_eval import DEFAULT_POOLS, evaluate_judge
     from semcer.store.cached import judge_cached
-    from semcer.store.sqlite import JudgedEditStore
 
     check_int(args, "n_boot", 0, meaning=" (0: no intervals)")
     check_int(args, "seed", 0, SEED_MAX)
     check_paths(args, {"LABELS": args.labelled})  # before any work
     contexts, labels = load_labelled(args.labelled)
-    with judge_from_args(args) as judge:
-        store = JudgedEditStore(args.store) if args.store else None
-        try:
-            judgements, _ = judge_cached(judge, contexts, store, batch_size=judge.preferred_batch_size)
-        finally:
-            if store is not None:
-                store.close()
+    with judge_from_args(args) as judge, opened_store(args.store) as store:  # a failed run leaves no new empty store
+        judgements, _ = judge_cached(judge, contexts, store, batch_size=judge.preferred_batch_size)
     report = evaluate_judge(judgements, labels, langs=[c.lang for c in contexts], n_boot=args.n_boot, seed=args.seed,
                             pools=DEFAULT_POOLS)
     if args.json:
