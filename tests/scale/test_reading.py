@@ -164,3 +164,43 @@ def test_ids_are_compared_as_strings_not_as_their_look(tmp_path, monkeypatch):
         monkeypatch.setattr(reading, "_CHECK_PART", 2)
         got = jsonl_source(str(tmp_path / "r.jsonl"), str(tmp_path / "h.jsonl"), formats=(None,), lang=None)
         assert (got is not None) is distinct
+
+
+def test_a_pair_too_long_to_align_is_refused_by_the_check_pass(tmp_path, monkeypatch):
+    """Before any chunk is aligned or judged (the chunks would meet it only when they got there)."""
+    from semcer.alignment import engine
+    from semcer.scale import reading
+    from semcer.text.policy import get_policy
+
+    workers = 1  # the limit is lowered in this process only
+    monkeypatch.setattr(engine, "MAX_ALIGN_CELLS", 100)
+    monkeypatch.setattr(reading, "PARALLEL_CHECK_LINES", 10)
+    monkeypatch.setattr(reading, "_CHECK_PART", 50)
+    refs = [{"id": f"l{i}", "text": f"ref {i}"} for i in range(200)]
+    hyps = [{"id": f"l{i}", "text": f"hyp {i}"} for i in range(200)]
+    refs[170]["text"], hyps[170]["text"] = "e\u0301" * 11, "y" * 10  # 22 code points, 11 graphemes: 110 > 100
+    refs[120]["text"], hyps[120]["text"] = "e\u0301" * 6, "y" * 10  # 12 code points × 10 = 120, but 6 graphemes: 60
+    _write(tmp_path / "r.jsonl", refs)
+    _write(tmp_path / "h.jsonl", hyps)
+    with pytest.raises(InputError) as info:
+        jsonl_source(str(tmp_path / "r.jsonl"), str(tmp_path / "h.jsonl"), formats=(None,), lang=None,
+                     workers=workers, sizes=(get_policy("nfc"), "grapheme"))
+    assert str(info.value).startswith("line 'l170': 11 reference graphemes against 10 output graphemes is beyond")
+    assert jsonl_source(str(tmp_path / "r.jsonl"), str(tmp_path / "h.jsonl"), formats=(None,), lang=None,
+                        workers=workers) is not None  # without sizes the source is read as before
+
+
+def test_the_check_pass_of_two_workers_refuses_a_pair_of_a_million_graphemes_a_side(tmp_path, monkeypatch):
+    from semcer.scale import reading
+    from semcer.text.policy import get_policy
+
+    monkeypatch.setattr(reading, "PARALLEL_CHECK_LINES", 10)
+    monkeypatch.setattr(reading, "_CHECK_PART", 50)
+    refs = [{"id": f"l{i}", "text": f"ref {i}"} for i in range(120)]
+    hyps = [{"id": f"l{i}", "text": f"hyp {i}"} for i in range(120)]
+    refs[99]["text"], hyps[99]["text"] = "ab " * 400_001, "xy " * 400_001
+    _write(tmp_path / "r.jsonl", refs)
+    _write(tmp_path / "h.jsonl", hyps)
+    with pytest.raises(InputError, match="line 'l99': 1,200,003 reference graphemes against 1,200,003 output"):
+        jsonl_source(str(tmp_path / "r.jsonl"), str(tmp_path / "h.jsonl"), formats=(None,), lang=None, workers=2,
+                     sizes=(get_policy("nfc"), "grapheme"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from operator import eq, itemgetter
+from operator import eq, itemgetter, mul
 from typing import Any, NamedTuple, cast
 
 import numpy as np
@@ -304,6 +304,22 @@ def first_empty_reference(pairs: Iterable[Pair], pol: TextPolicy) -> Pair | None
     if pol.is_identity or pol.steps == ("nfc",):  # a normal form of a non-empty text is not empty
         return next((p for p in pairs if not p.ref), None)
     return next((p for p in pairs if not p.ref or not pol(p.ref)), None)
+
+
+def first_too_long(pairs: Sequence[Pair], pol: TextPolicy, unit: Unit) -> InputError | None:
+    """The error for the first of ``pairs`` beyond :data:`MAX_ALIGN_CELLS`, found before any
+    alignment, or None. Code points bound the units unless the policy lengthens a text (NFKC's
+    ligatures): only pairs past the bound in code points are measured in units, and a pair that a
+    policy lengthens past it is still refused when its chunk is aligned."""
+    lengths = list(map(mul, map(len, map(itemgetter(1), pairs)), map(len, map(itemgetter(2), pairs))))
+    if not lengths or max(lengths) <= MAX_ALIGN_CELLS:
+        return None
+    for p, cells in zip(pairs, lengths):
+        if cells > MAX_ALIGN_CELLS:
+            a, b, _, _ = alignable_pair(pol(p[1]), pol(p[2]), unit)
+            if len(a) * len(b) > MAX_ALIGN_CELLS:
+                return too_long(p[0], len(a), len(b), unit)
+    return None
 
 
 def _no_progress(n: int) -> None:

@@ -119,7 +119,8 @@ def stream_scored(args: argparse.Namespace, settings: Any, steps: Steps, *,
         prestart()  # the workers' code is imported by their forkserver while the inputs are read and checked
     source = jsonl_source(args.refs, args.hyps, formats=(args.format, args.ref_format, args.hyp_format),
                           lang=getattr(args, "lang", None), workers=settings.workers,
-                          empty_error=get_policy(args.policy) if args.empty_ref == "error" else None)
+                          empty_error=get_policy(args.policy) if args.empty_ref == "error" else None,
+                          sizes=(get_policy(args.policy), args.unit))
     with steps.step("read and paired the inputs"):
         paired, left_out = read_pairs(args) if source is None else (None, LeftOut())  # two .jsonl: no pages
     pairs: Any = source if source is not None else paired.pairs  # type: ignore[union-attr]

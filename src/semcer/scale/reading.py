@@ -23,12 +23,13 @@ from typing import Any
 
 import numpy as np
 
-from semcer.alignment.engine import Pair, empty_reference_error, first_empty_reference
+from semcer.alignment.engine import Pair, empty_reference_error, first_empty_reference, first_too_long
 from semcer.errors import InputError
 from semcer.io.collections import LANGUAGE_TAG, detect_format
 from semcer.io.jsonl import binary_format, check_strings, parse
 from semcer.scale.executors import close_workers, in_order, start_workers
 from semcer.text.policy import TextPolicy
+from semcer.text.units import Unit
 
 _HEAD = 1 << 20  # what format detection looks at
 
@@ -153,12 +154,15 @@ _CHECK_PART = 20_000  # lines checked at a time (what is held in memory while th
 
 
 def jsonl_source(refs: str, hyps: str, *, formats: tuple[str | None, ...], lang: str | None,
-                 workers: int = 1, empty_error: TextPolicy | None = None) -> JsonlSource | None:
+                 workers: int = 1, empty_error: TextPolicy | None = None,
+                 sizes: tuple[TextPolicy, Unit] | None = None) -> JsonlSource | None:
     """A :class:`JsonlSource` when both inputs are plain ``.jsonl`` files with the same ids in the same
     order and every record passes (checked here, through both files, by up to ``workers``
     processes); else None. With ``empty_error`` (the policy of a run under ``empty_ref='error'``),
     a reference that is empty after it is the run's error, raised here, before any work: the
-    :class:`~semcer.errors.EmptyReferenceError` the alignment would raise when it got there."""
+    :class:`~semcer.errors.EmptyReferenceError` the alignment would raise when it got there. With
+    ``sizes`` (the run's policy and unit), so is a line pair beyond what the aligner takes
+    (:func:`semcer.alignment.engine.first_too_long`), after that."""
     paths = [Path(refs), Path(hyps)]
     if any(f not in (None, "jsonl") for f in formats) or not all(_plain(p) for p in paths):
         return None
@@ -171,7 +175,7 @@ def jsonl_source(refs: str, hyps: str, *, formats: tuple[str | None, ...], lang:
     if count != hyp_count or not count:
         return None
     source = JsonlSource(paths[0], paths[1], lang, count, (ref_starts, hyp_starts), stamps)
-    if not _checked(source, workers if count >= PARALLEL_CHECK_LINES else 1, empty_error):
+    if not _checked(source, workers if count >= PARALLEL_CHECK_LINES else 1, empty_error, sizes):
         return None
     source.empty_checked = empty_error
     return source
@@ -195,22 +199,25 @@ def _index(fh: Any) -> tuple[int, array]:
     return count, starts
 
 
-def _checked(source: JsonlSource, workers: int, empty_error: TextPolicy | None) -> bool:
+def _checked(source: JsonlSource, workers: int, empty_error: TextPolicy | None,
+             sizes: tuple[TextPolicy, Unit] | None = None) -> bool:
     """Whether every line pair passes the per-record checks and no id comes twice (the lines checked
     in parts, by ``workers`` processes when more than one; the first part that fails ends it); with
-    ``empty_error``, then the first reference empty after that policy is raised."""
+    ``empty_error``, then the first reference empty after that policy is raised, and with ``sizes``
+    then the first line pair too long to align."""
     parts = source.chunks(_CHECK_PART)
     if workers == 1:
-        return _all_pass((_ids(part, empty_error) for part in parts), source.count, empty_error)
+        return _all_pass((_ids(part, empty_error, sizes) for part in parts), source.count, empty_error)
     ws = start_workers(workers)
     try:
-        return _all_pass(in_order((ws[n % workers].submit(_ids, part, empty_error) for n, part in enumerate(parts)),
-                                  2 * workers), source.count, empty_error)
+        return _all_pass(in_order((ws[n % workers].submit(_ids, part, empty_error, sizes)
+                                   for n, part in enumerate(parts)), 2 * workers), source.count, empty_error)
     finally:
         close_workers(ws)
 
 
-def _all_pass(results: Iterable[tuple[bytes, Pair | None] | None], count: int, empty_error: TextPolicy | None) -> bool:
+def _all_pass(results: Iterable[tuple[bytes, Pair | None, InputError | None] | None], count: int,
+              empty_error: TextPolicy | None) -> bool:
     """Every part passed and the ``count`` ids are distinct: their 8-byte hashes (8 bytes a line in
     memory, not a set of strings) sorted and compared. Two equal hashes, two equal ids or (about once
     in 10**18 pairs) a collision, answer False: the whole-file reader then checks exactly, naming the
@@ -218,28 +225,35 @@ def _all_pass(results: Iterable[tuple[bytes, Pair | None] | None], count: int, e
     id is reported first, as the whole-file reader reports it before any alignment)."""
     hashes = bytearray()
     empty: Pair | None = None
+    long: InputError | None = None
     for part in results:
         if part is None:
             return False
         hashes += part[0]
-        empty = empty or part[1]
+        empty, long = empty or part[1], long or part[2]
     ids = np.frombuffer(hashes, dtype=np.uint64)
     distinct = len(ids) == count and bool(np.all(np.diff(np.sort(ids)) != 0))
     if distinct and empty is not None and empty_error is not None:
         raise empty_reference_error(empty, empty_error)
+    if distinct and long is not None:
+        raise long
     return distinct
 
 
-def _ids(raw: RawPairs, empty_error: TextPolicy | None = None) -> tuple[bytes, Pair | None] | None:
+def _ids(raw: RawPairs, empty_error: TextPolicy | None = None, sizes: tuple[TextPolicy, Unit] | None = None,
+         ) -> tuple[bytes, Pair | None, InputError | None] | None:
     """The 8-byte hashes of a chunk's ids, end to end, when every pair passes the checks (not blank,
     the same id on both sides, a doc and lang they agree on, fields of the right types), else None;
-    beside them, with ``empty_error``, the chunk's first pair whose reference is empty after that policy."""
+    beside them, with ``empty_error``, the chunk's first pair whose reference is empty after that
+    policy, and with ``sizes`` the error for its first pair too long to align."""
     try:
         pairs = raw.pairs()
     except InputError:
         return None
     empty = None if empty_error is None else first_empty_reference(pairs, empty_error)
-    return b"".join(blake2b(p.id.encode("utf-8", "surrogatepass"), digest_size=8).digest() for p in pairs), empty
+    long = None if sizes is None else first_too_long(pairs, *sizes)
+    hashes = b"".join(blake2b(p.id.encode("utf-8", "surrogatepass"), digest_size=8).digest() for p in pairs)
+    return hashes, empty, long
 
 
 def _plain(p: Path) -> bool:
