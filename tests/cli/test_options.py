@@ -78,3 +78,18 @@ def test_options_given_to_a_judge_object_agree_in_number():
         resolve_judge(FixedJudge(), name="x")
     with pytest.raises(JudgeError, match=r"^options name, p apply to a judge given by name"):
         resolve_judge(FixedJudge(), name="x", p=(1, 0, 0, 0, 0))
+
+
+def test_the_student_takes_its_device_and_batch_size_from_the_command_line(monkeypatch):
+    # Defect: --device and --batch-size were refused for --judge student:DIR as LLM-only options.
+    import semcer.judges
+
+    seen = {}
+    monkeypatch.setattr(semcer.judges, "resolve_judge", lambda spec, **options: seen.update(spec=spec, **options))
+    parser = argparse.ArgumentParser()
+    add_judge_options(parser, default_judge="compact")
+    judge_from_args(parser.parse_args(["--judge", "student:ckpt", "--device", "cuda:1", "--batch-size", "64"]))
+    assert seen == {"spec": "student:ckpt", "device": "cuda:1", "batch_size": 64}
+    with pytest.raises(JudgeError) as info:
+        judge_from_args(parser.parse_args(["--judge", "student:ckpt", "--timeout", "3", "--device", "cpu"]))
+    assert str(info.value) == "--timeout does not apply to --judge student:DIR (it takes --batch-size, --device)"

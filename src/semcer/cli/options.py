@@ -182,13 +182,19 @@ def add_judge_options(parser: argparse.ArgumentParser, *, default_judge: str | N
                    help='JSON merged into every request, e.g. \'{"chat_template_kwargs": {"enable_thinking": false}}\'')
     g.add_argument("--labels", metavar="SET",
                    help="answer labels: digits (0-4, default), letters (A-E), or five comma-separated strings")
-    g.add_argument("--device", metavar="DEV", help="hf: torch device (default: cuda when available, else cpu)")
+    g.add_argument("--device", metavar="DEV", help="hf: and student: torch device (default: cuda when available, "
+                   "else cpu)")
     g.add_argument("--dtype", metavar="DTYPE", help="hf:/vllm: weights dtype: auto (default), bfloat16, float16, float32")
-    g.add_argument("--batch-size", type=int, metavar="N", dest="batch_size", help="hf: prompts per forward pass (default: 8)")
+    g.add_argument("--batch-size", type=int, metavar="N", dest="batch_size",
+                   help="hf: prompts per forward pass (default: 8); student: edits per forward pass (default: 16)")
     g.add_argument("--chat-template-kwargs", metavar="JSON", dest="chat_template_kwargs",
                    type=_json_object("--chat-template-kwargs"),
                    help='hf:/vllm: options of the chat template, e.g. \'{"enable_thinking": false}\'')
     g.add_argument("--revision", metavar="REV", help="vllm: model revision to load")
+
+
+#: The judge options the distilled student takes from the command line (``student:DIR``).
+STUDENT_OPTIONS = frozenset({"device", "batch_size"})
 
 
 def judge_from_args(args: argparse.Namespace) -> Any:
@@ -203,6 +209,12 @@ def judge_from_args(args: argparse.Namespace) -> Any:
     flags = lambda names: ", ".join("--" + k.replace("_", "-") for k in names)
     window = getattr(args, "context_window", None)
     common = {} if window is None else {"context_window": window}
+    if spec.startswith("student:"):  # a transformer too: where it runs and how many edits a forward pass takes
+        wrong = [k for k in given if k not in STUDENT_OPTIONS]
+        if wrong:
+            raise JudgeError(f"{flags(wrong)} {_agree(wrong, 'does', 'do')} not apply to --judge student:DIR (it "
+                             f"takes {flags(sorted(STUDENT_OPTIONS))})")
+        return resolve_judge(spec, **given, **common)
     if not is_llm_spec(spec):
         if given:
             raise JudgeError(f"{flags(given)} {_agree(given, 'applies', 'apply')} to the LLM judge only (--judge llm, "
