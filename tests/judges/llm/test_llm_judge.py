@@ -621,6 +621,21 @@ def test_vllm_backend_reads_label_logprobs(tiny, monkeypatch):
         assert a.p == pytest.approx(b.p, abs=1e-5)
 
 
+def test_a_vllm_engine_that_does_not_start_is_one_line(monkeypatch, tmp_path):
+    from semcer.errors import JudgeError
+
+    class LLM:
+        def __init__(self, **kwargs):
+            raise RuntimeError("CUDA out of memory.\nTried to allocate 2.00 GiB\n(more lines)")
+
+    fake = types.ModuleType("vllm")
+    fake.LLM = LLM
+    monkeypatch.setitem(sys.modules, "vllm", fake)
+    with pytest.raises(JudgeError) as info:
+        resolve_judge("vllm:org/model")
+    assert str(info.value) == "vllm:org/model: could not load the engine (CUDA out of memory.)"
+
+
 def test_vllm_engine_for_real(tiny):
     """Runs only where vLLM and a GPU are installed."""
     pytest.importorskip("vllm")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from semcer.errors import JudgeError
-from semcer.judges.base import JudgeSpec, JudgeStats
+from semcer.judges.base import JudgeSpec, JudgeStats, loading
 from semcer.judges.llm.hf_backend import label_token_ids, model_fingerprint, model_name, render_text
 from semcer.judges.llm.judge import Reading
 from semcer.judges.llm.prompt import Prompt
@@ -58,9 +58,11 @@ class VLLMBackend:
             if revision:
                 kwargs["revision"] = revision
             kwargs.update(engine_kwargs or {})
-            llm = vllm.LLM(**kwargs)
+            with loading(f"vllm:{self.model}", "the engine"):  # a bad model, dtype or GPU: one line, not a traceback
+                llm = vllm.LLM(**kwargs)
         self.llm = llm
-        self.tokenizer = llm.get_tokenizer()
+        with loading(f"vllm:{self.model}", "the tokenizer"):
+            self.tokenizer = llm.get_tokenizer()
         self._variants: list[list[int]] = []
 
     @property
