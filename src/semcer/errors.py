@@ -6,6 +6,18 @@ from __future__ import annotations
 QUOTE_LIMIT = 80
 
 
+#: The most characters of an underlying error (a library's) that a one-line error quotes.
+REASON_LIMIT = 300
+
+
+def first_line(exc: BaseException, limit: int = REASON_LIMIT) -> str:
+    """The first non-empty line of ``exc``'s message (its type's name when it has none), at most
+    ``limit`` characters: the reason a one-line error gives for a failure deep in a library."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    line = lines[0] if lines else type(exc).__name__
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
 def quoted(value: object, limit: int = QUOTE_LIMIT) -> str:
     """``repr(value)`` for an error message, bounded: a string longer than ``limit`` characters is
     quoted by its first ``limit`` characters, an ellipsis and its full length

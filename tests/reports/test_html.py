@@ -36,7 +36,7 @@ def hostile_eval():
     refs = {h: f"Total {k} items for {h}" for k, h in enumerate(HOSTILE)}
     hyps = {h: f"Total {k + 1} itens for {h[::-1]}" for k, h in enumerate(HOSTILE)}
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("semcer.api.evaluation.LANGUAGE_TAG", re.compile(r".*", re.S))
+        mp.setattr("semcer.io.collections.LANGUAGE_TAG", re.compile(r".*", re.S))
         return semcer.evaluate(refs, hyps, docs={h: h for h in HOSTILE}, langs={h: h for h in HOSTILE},
                                judge="rubric", edits=True)
 

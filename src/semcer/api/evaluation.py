@@ -19,7 +19,7 @@ from typing import Any
 from semcer.alignment.engine import Pair, align_lines, align_one, check_empty_ref
 from semcer.alignment.line import Alignment, LineResult
 from semcer.errors import EmptyReferenceError, InputError, quoted
-from semcer.io.collections import LANGUAGE_TAG, Collection, language_error, read_collection
+from semcer.io.collections import Collection, first_bad_language, language_error, read_collection
 from semcer.io.formats.provenance import Provenance
 from semcer.io.pairing import Paired, check_unmatched, pair_collections
 from semcer.judges import resolve_judge
@@ -188,9 +188,9 @@ def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[st
                 raise InputError(f"item {quoted(str(ids[k]))}: texts must be str, got {type(r).__name__} and {type(h).__name__}")
     doc_of = _per_item(docs, ids, "document ids", default=ids)
     lang_of = _per_item(langs, ids, "languages", default=[None] * len(ids))
-    for k in range(len(ids)) if langs is not None else ():
-        if lang_of[k] is not None and not LANGUAGE_TAG.fullmatch(lang_of[k]):
-            raise language_error(lang_of[k], f"item {quoted(str(ids[k]))}")
+    bad = None if langs is None else first_bad_language(lang_of)
+    if bad is not None:
+        raise language_error(lang_of[bad], f"item {quoted(str(ids[bad]))}")
     return (list(map(tuple.__new__, repeat(Pair), zip(ids, refs, hyps, doc_of, lang_of))), Unmatched(policy=unmatched),
             None, ())
 

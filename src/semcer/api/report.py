@@ -50,7 +50,7 @@ from semcer.alignment.line import LineResult, LineStats
 from semcer.api.comparison import Comparison
 from semcer.errors import InputError
 from semcer.io.edits import edit_id
-from semcer.io.jsonl import MalformedJSON, check_strings, decode, parse, read_bytes, read_objects
+from semcer.io.jsonl import MalformedJSON, read_document, read_objects
 from semcer.io.pairing import pair_collections
 from semcer.judges.distribution import LEVELS, RATINGS
 from semcer.metrics.breakdown import breakdown
@@ -213,16 +213,12 @@ def score_json_report(obj: Any, *, source: str = "SCORE.json", limits: Limits = 
 
 def read_score_json(path: str) -> Any:
     """A JSON document as parsed by semcer's one JSON reader (hostile JSON refused), one-line errors."""
-    text = decode(read_bytes(path, path), path)
     try:
-        value = parse(text, path)
+        return read_document(path)
     except MalformedJSON as exc:
         reason = str(exc).removeprefix(f"{path}: ")
         raise InputError(f"{path}: not a `semcer score --json` output ({reason}); with one input, semcer report reads "
                          "such a file; to score a system give REFS and SYS: semcer report REFS SYS --html FILE") from None
-    if "\\u" in text:
-        check_strings(value, path)
-    return value
 
 
 def read_ratings(path: str) -> dict[str, float]:

@@ -92,7 +92,7 @@ import os
 import re
 import sys
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
@@ -108,7 +108,8 @@ from semcer.io.parquet import SUFFIXES as PARQUET_SUFFIXES
 from semcer.io.parquet import rows as parquet_rows
 
 __all__ = ["FORMATS", "GZIP_LIMIT", "LANGUAGE_TAG", "PAGE_FORMATS", "READERS", "RECOGNISED", "Collection", "Item",
-           "PageOptions", "check_languages", "detect_file_format", "detect_format", "input_formats", "language_error",
+           "PageOptions", "check_languages", "detect_file_format", "detect_format", "first_bad_language", "input_formats",
+           "language_error",
            "parquet_shards", "read_collection", "register_reader"]
 
 #: The formats semcer reads itself (``"memory"`` marks collections built in code).
@@ -296,12 +297,18 @@ def language_error(value: object, where: str) -> InputError:
                       "name such as zh_CN)")
 
 
+def first_bad_language(langs: Sequence[str | None]) -> int | None:
+    """The position of the first of ``langs`` that is neither None nor a language tag, or None (each
+    distinct value matched once)."""
+    bad = {lang for lang in set(langs) if lang is not None and not LANGUAGE_TAG.fullmatch(lang)}
+    return next(k for k, lang in enumerate(langs) if lang in bad) if bad else None
+
+
 def check_languages(items: list[Item] | tuple[Item, ...], name: str) -> None:
     """Every item's ``lang`` is None or a language tag; else the error names the first item with a bad one."""
-    bad = {lang for lang in set(map(_LANG, items)) if lang is not None and not LANGUAGE_TAG.fullmatch(lang)}
-    if bad:
-        first = next(item for item in items if item.lang in bad)
-        raise language_error(first.lang, first.source or name)
+    k = first_bad_language(list(map(_LANG, items)))
+    if k is not None:
+        raise language_error(items[k].lang, items[k].source or name)
 
 
 def _unreadable_format(fmt: str, name: str, *, forced: bool) -> str:

@@ -189,6 +189,16 @@ def parse_option(text: str, flag: str) -> object:
     return value
 
 
+def read_document(path: str) -> object:
+    """The one JSON document of the file ``path`` (a score JSON): strict UTF-8, the parser and string
+    checks of every file; :class:`MalformedJSON` when it is not JSON, for the caller to say what it wanted."""
+    text = decode(read_bytes(path, path), path)
+    value = parse(text, path)
+    if "\\u" in text:
+        check_strings(value, path)
+    return value
+
+
 def check_strings(value: object, where: str) -> None:
     """Refuse NUL and lone surrogates that a JSON escape (\\u0000, \\ud800) put into a string.
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from semcer.errors import InputError, quoted
+from semcer.errors import InputError, first_line, quoted
 
 __all__ = ["BATCH_ROWS", "COLUMNS", "SUFFIXES", "rows"]
 
@@ -37,7 +37,7 @@ def rows(data: bytes, name: str) -> Iterator[tuple[Any, Any, Any, Any, str]]:
     try:
         pf = pq.ParquetFile(pa.BufferReader(data))
     except (pa.ArrowException, OSError) as exc:
-        raise InputError(f"{name}: not a readable Parquet file ({_first_line(exc)})") from None
+        raise InputError(f"{name}: not a readable Parquet file ({first_line(exc)})") from None
     present = _checked_columns(pf.schema_arrow, name, pa)
     n = 0
     try:
@@ -53,7 +53,7 @@ def rows(data: bytes, name: str) -> Iterator[tuple[Any, Any, Any, Any, str]]:
                                      "a transcription holds no NUL: remove it")
                 yield id_, text, doc, lang, f"{name} row {n}"
     except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{name} row {n + 1}: cannot be read ({_first_line(exc)}); the file may be "
+        raise InputError(f"{name} row {n + 1}: cannot be read ({first_line(exc)}); the file may be "
                          "truncated or corrupt") from None
 
 
@@ -96,7 +96,3 @@ def _is_text(kind: Any, pa: Any) -> bool:
     view = getattr(pa.types, "is_string_view", None)
     return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)
                 or (view is not None and view(kind)))
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, runtime_checkable
 
 from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW, EditContext
-from semcer.errors import JudgeError
+from semcer.errors import JudgeError, first_line
 from semcer.judges.distribution import Distribution, Judgement
 
 
@@ -108,18 +108,6 @@ def whole_number(name: str, value: Any, least: int, most: int | None = None, uni
 def check_window(window: int) -> int:
     """``window`` if it is a usable context window (a whole number of units, at least 1)."""
     return whole_number("context_window", window, 1, unit="grapheme units")
-
-
-#: The most characters of an underlying error that a load failure quotes.
-REASON_LIMIT = 300
-
-
-def first_line(exc: BaseException, limit: int = REASON_LIMIT) -> str:
-    """The first non-empty line of ``exc``'s message (its type's name when it has none), at most
-    ``limit`` characters: the reason a one-line error gives for a failure deep in a library."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    line = lines[0] if lines else type(exc).__name__
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 @contextmanager

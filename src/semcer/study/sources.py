@@ -17,7 +17,7 @@ from typing import Any
 from semcer.alignment.context import edit_contexts
 from semcer.alignment.edits import Edit
 from semcer.errors import InputError, quoted
-from semcer.io.jsonl import MalformedJSON, check_strings, decode, parse, read_bytes
+from semcer.io.jsonl import MalformedJSON, read_document
 from semcer.io.ratings import RatedItem, read_items
 from semcer.judges.distribution import LEVELS, expected_rating, mode_of
 from semcer.judges.rubric.classes import edit_class
@@ -149,18 +149,14 @@ def _from_store(path: str) -> list[Candidate]:
 
 
 def _read_json(path: str, option: str) -> Any:
-    """The JSON document of a score JSON, read as :func:`semcer.api.report.read_score_json` reads it
-    (semcer's one JSON reader, hostile JSON refused), its errors saying what ``study`` needs."""
-    text = decode(read_bytes(path, path), path)
+    """The JSON document of a score JSON (:func:`semcer.io.jsonl.read_document`), its errors saying
+    what ``study`` needs."""
     try:
-        value = parse(text, path)
+        return read_document(path)
     except MalformedJSON as exc:
         reason = str(exc).removeprefix(f"{path}: ")
         raise InputError(f"{option} {path}: not a `semcer score --json --lines` output ({reason}); {_WRITE_SCORE}") \
             from None
-    if "\\u" in text:
-        check_strings(value, path)
-    return value
 
 
 def _score_lines(path: str, option: str = "--from") -> tuple[dict[str, Any], list[dict[str, Any]]]:

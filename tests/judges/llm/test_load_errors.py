@@ -94,7 +94,8 @@ def test_the_command_line_says_one_line_and_exits_2(tmp_path, command):
 
 
 def test_loading_keeps_judge_errors_and_cuts_others_to_their_first_line():
-    from semcer.judges.base import first_line, loading
+    from semcer.errors import first_line
+    from semcer.judges.base import loading
 
     with pytest.raises(JudgeError, match=r"^own message$"), loading("d", "it"):
         raise JudgeError("own message")
