@@ -190,6 +190,23 @@ def test_a_pair_too_long_to_align_is_refused_by_the_check_pass(tmp_path, monkeyp
                         workers=workers) is not None  # without sizes the source is read as before
 
 
+def test_a_pair_that_the_policy_lengthens_past_the_limit_is_refused_by_the_check_pass(tmp_path, monkeypatch):
+    """U+FDFA is one code point and 18 under NFKC: 1 × 10 code points, 18 × 10 = 180 units > 100."""
+    from semcer.alignment import engine
+    from semcer.text.policy import get_policy
+
+    monkeypatch.setattr(engine, "MAX_ALIGN_CELLS", 100)
+    refs = [{"id": f"l{i}", "text": f"ref {i}"} for i in range(20)]
+    hyps = [{"id": f"l{i}", "text": f"hyp {i}"} for i in range(20)]
+    refs[7]["text"], hyps[7]["text"] = "\ufdfa", "y" * 10
+    _write(tmp_path / "r.jsonl", refs)
+    _write(tmp_path / "h.jsonl", hyps)
+    args = (str(tmp_path / "r.jsonl"), str(tmp_path / "h.jsonl"))
+    with pytest.raises(InputError, match=r"^line 'l7': 18 reference codepoints against 10 output codepoints"):
+        jsonl_source(*args, formats=(None,), lang=None, sizes=(get_policy("nfkc"), "codepoint"))
+    assert jsonl_source(*args, formats=(None,), lang=None, sizes=(get_policy("nfc"), "codepoint")) is not None
+
+
 def test_the_check_pass_of_two_workers_refuses_a_pair_of_a_million_graphemes_a_side(tmp_path, monkeypatch):
     from semcer.scale import reading
     from semcer.text.policy import get_policy

@@ -70,6 +70,30 @@ def test_readonly_store(tmp_path):
         store.count()
 
 
+def test_reading_a_store_leaves_no_wal_or_shm_files_and_changes_nothing(tmp_path):
+    path = tmp_path / "s.sqlite"
+    with JudgedEditStore(path) as store:
+        store.put_many([(store.key("j", make_ctx(0)), "j", make_ctx(0), Judgement(p_of(make_ctx(0))))])
+    before = path.read_bytes()
+    with JudgedEditStore(path, readonly=True) as store:
+        assert store.count("j") == 1
+        assert {p.name for p in tmp_path.iterdir()} >= {"s.sqlite-wal", "s.sqlite-shm"}  # WAL mode while open
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):  # query_only: not even SQL writes
+            store._conn.execute("DELETE FROM judged_edits")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite"]
+    assert path.read_bytes() == before
+
+
+def test_a_study_file_opened_as_a_store_is_named_a_study(tmp_path):
+    path = tmp_path / "a.study"
+    with sqlite3.connect(path) as conn:
+        for table in ("meta", "items", "readers", "ratings"):
+            conn.execute(f"CREATE TABLE {table} (x)")
+    with pytest.raises(StoreError, match=r"a\.study: a semcer reader study, not a judged-edit store"):
+        JudgedEditStore(path, readonly=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.study"]
+
+
 # -- put_many / get_many -------------------------------------------------------------------------
 
 

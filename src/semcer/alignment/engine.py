@@ -308,14 +308,15 @@ def first_empty_reference(pairs: Iterable[Pair], pol: TextPolicy) -> Pair | None
 
 def first_too_long(pairs: Sequence[Pair], pol: TextPolicy, unit: Unit) -> InputError | None:
     """The error for the first of ``pairs`` beyond :data:`MAX_ALIGN_CELLS`, found before any
-    alignment, or None. Code points bound the units unless the policy lengthens a text (NFKC's
-    ligatures): only pairs past the bound in code points are measured in units, and a pair that a
-    policy lengthens past it is still refused when its chunk is aligned."""
+    alignment, or None. A pair's code points, times what the policy can lengthen a text by
+    (:attr:`~semcer.text.policy.TextPolicy.max_growth`: NFKC's ligatures), bound its units: only
+    pairs past that bound are measured in units (the chunk's check still refuses any other)."""
     lengths = list(map(mul, map(len, map(itemgetter(1), pairs)), map(len, map(itemgetter(2), pairs))))
-    if not lengths or max(lengths) <= MAX_ALIGN_CELLS:
+    bound = MAX_ALIGN_CELLS // pol.max_growth**2
+    if not lengths or max(lengths) <= bound:
         return None
     for p, cells in zip(pairs, lengths):
-        if cells > MAX_ALIGN_CELLS:
+        if cells > bound:
             a, b, _, _ = alignable_pair(pol(p[1]), pol(p[2]), unit)
             if len(a) * len(b) > MAX_ALIGN_CELLS:
                 return too_long(p[0], len(a), len(b), unit)

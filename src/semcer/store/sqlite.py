@@ -372,10 +372,19 @@ def ready_rows(rows: Sequence[tuple[str, str, EditContext, Judgement]], where: s
     return ReadyRows(tuple(values), tuple(pack_pair(v[m_ref], v[m_hyp]) for v in values))
 
 
+def _writable(path: Path) -> bool:
+    """Whether this process may write ``path`` and its directory. A read-only handle then opens it
+    read-write with SQLite's ``query_only`` set: nothing can be changed through it, and, unlike a
+    ``mode=ro`` connection, the last one to close removes the ``-wal`` and ``-shm`` files of a WAL
+    store (a study's or store's folder is not left with two more files each time it is read)."""
+    return os.access(path, os.W_OK) and os.access(path.resolve().parent, os.W_OK)
+
+
 class JudgedEditStore:
     """Judged edits in one SQLite file, keyed by judge identity and edit content.
 
-    ``readonly=True`` opens an existing store without creating or changing anything. When SQLite
+    ``readonly=True`` opens an existing store without creating or changing anything (SQLite's
+    ``query_only``; see :func:`_writable` for why such a handle is read-write underneath where it may be). When SQLite
     cannot read a WAL store there because the file or its directory is not writable (it needs to
     create ``STORE-shm``), the store is opened *immutable* (``?mode=ro&immutable=1``; ``immutable``
     says so): SQLite then takes no locks and assumes that nobody changes the file while it is open,
@@ -427,8 +436,10 @@ class JudgedEditStore:
         if self.readonly:
             if not os.access(self.path, os.R_OK):
                 raise StoreError(f"{self.path}: permission denied (the store file is not readable)")
-            uri = f"{self.path.resolve().as_uri()}?mode=ro{'&immutable=1' if immutable else ''}"
+            mode = "ro&immutable=1" if immutable else "rw" if _writable(self.path) else "ro"
+            uri = f"{self.path.resolve().as_uri()}?mode={mode}"
             conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA query_only = ON")
         else:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
@@ -561,6 +572,9 @@ class JudgedEditStore:
         if not tables and allow_empty:
             return 0
         if "meta" not in tables or "judged_edits" not in tables:
+            if {"items", "ratings", "readers"} <= tables:  # semcer.study.db's tables
+                raise StoreError(f"{self.path}: a semcer reader study, not a judged-edit store (a study is read "
+                                 "by `semcer study export`)")
             found = ", ".join(sorted(tables)) or "none"
             raise StoreError(f"{self.path}: an SQLite file but not a semcer store (tables: {found})")
         row = conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -88,6 +89,13 @@ STEPS: dict[str, tuple[Callable[[str], str], str, bool]] = {
                        "code, links, lists, quotes, tables, LaTeX delimiters, tags; semcer.text.markup)", False),
 }
 
+#: How many times longer, in code points, a step can make a text: a code point's full decomposition
+#: (NFD) is at most 4 long and its compatibility one (NFKD) 18 (U+FDFA), and composing only
+#: shortens; case folding a code point gives at most 3 (U+0390), lowering 2 (U+0130), and
+#: dinglehopper's longest ligature is 3. A step not named here never lengthens a text.
+#: (tests/test_policy_growth.py checks each against every code point.)
+_GROWTH: dict[str, int] = {"nfc": 4, "nfkc": 18, "strip-marks": 4, "casefold": 3, "lower": 2, "dinglehopper-subst": 3}
+
 #: Presets: name -> (steps, description). `raw` and `nfc` keep exactly these names.
 PRESETS: dict[str, tuple[tuple[str, ...], str]] = {
     "raw": ((), "nothing changed: the strings exactly as read"),
@@ -147,6 +155,11 @@ class TextPolicy:
     def uses_normalizer(self) -> bool:
         """Whether a Unicode normalization form is applied (its Unicode version then matters)."""
         return any(s in ("nfc", "nfkc", "strip-marks") for s in self.steps)
+
+    @cached_property
+    def max_growth(self) -> int:
+        """How many times longer, in code points, the policy can make a text (1 when it never lengthens one)."""
+        return math.prod(_GROWTH.get(s, 1) for s in self.steps)
 
     @property
     def is_identity(self) -> bool:
