@@ -2,6 +2,8 @@
 
 - A reader never sees a half-written file, and an interrupted run leaves the old file intact.
 - A target that is a device or a named pipe (``/dev/null``, ``/dev/stdout``) is written directly.
+- A target that is a symbolic link is written where it points (as ``> LINK`` in a shell does):
+  the file it names is replaced, the link stays; a dangling link's file is created.
 - Modes are what any other program would leave: a new file gets ``0666 & ~umask`` (the kernel
   applies the umask when the temporary file is created), a replaced file keeps its mode.
 - The temporary file is ``.NAME.HOST.PID.RANDOM.tmp`` in the target's folder. An error, Ctrl-C
@@ -42,11 +44,12 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
     pipe) is written directly: replacing it would replace the device or pipe itself."""
     binary = "b" in mode
     kw: dict[str, Any] = {"encoding": None if binary else encoding, "newline": None if binary else ""}
-    if _special(Path(path)):
+    path = written_path(path)
+    if _special(path):
         with open(path, mode, **kw) as handle:
             yield handle
         return
-    with _temporary(Path(path)) as (fd, _), os.fdopen(fd, mode, **kw) as handle:
+    with _temporary(path) as (fd, _), os.fdopen(fd, mode, **kw) as handle:
         yield handle
         handle.flush()
         os.fsync(handle.fileno())
@@ -58,14 +61,22 @@ def atomic_path(path: str | os.PathLike[str]) -> contextlib.AbstractContextManag
 
     @contextlib.contextmanager
     def _ctx() -> Iterator[Path]:
-        if _special(Path(path)):
-            yield Path(path)
+        target = written_path(path)
+        if _special(target):
+            yield target
             return
-        with _temporary(Path(path)) as (fd, tmp):
+        with _temporary(target) as (fd, tmp):
             os.close(fd)  # the writer opens the path itself
             yield tmp
 
     return _ctx()
+
+
+def written_path(path: str | os.PathLike[str]) -> Path:
+    """The file a write to ``path`` replaces: where it points when it is a symbolic link (followed to
+    the end; a dangling link names the file it would point to)."""
+    target = Path(path)
+    return Path(os.path.realpath(target)) if target.is_symlink() else target
 
 
 def _special(target: Path) -> bool:

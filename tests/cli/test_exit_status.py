@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import os
 import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +64,41 @@ def test_the_program_shows_a_warning_as_one_line(monkeypatch, capsys):
     assert semcer.cli.run() == 0
     assert capsys.readouterr().err == "semcer: warning: 2 of 2 edits came back without token probabilities\n"
     assert warnings.showwarning is before  # put back after the command
+
+
+_EXAMPLES = Path(__file__).parents[2] / "examples"
+_CER = [sys.executable, "-m", "semcer", "cer", str(_EXAMPLES / "references.jsonl"), str(_EXAMPLES / "tess_noisy.jsonl")]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("command", [[], ["--json"]])
+def test_standard_output_on_a_full_disk_is_one_line_and_status_2(command):
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([*_CER, *command], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert (p.returncode, p.stderr) == (2, "semcer: error: cannot write standard output (No space left on device)\n")
+
+
+def test_closed_standard_output_is_refused_unless_the_output_goes_to_a_file(tmp_path):
+    p = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *_CER], capture_output=False, stderr=subprocess.PIPE,
+                       text=True)
+    assert (p.returncode, p.stderr) == (2, "semcer: error: standard output is closed: redirect it (> FILE) or give "
+                                           "-o FILE\n")
+    out = tmp_path / "cer.json"
+    p = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *_CER, "--json", "-o", str(out)], stderr=subprocess.PIPE,
+                       text=True)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(out.read_text())["corpus"]["edits"] == 818  # the README's figure for the example
+
+
+def test_a_reader_that_stops_early_is_not_an_error(tmp_path):
+    """`semcer cer ... | head -1`: status 0 and nothing on standard error (no 'Exception ignored');
+    the output (about 1 MB) is far more than a pipe holds, so the reader's close breaks the pipe."""
+    for name, text in (("r.jsonl", "reference {}"), ("h.jsonl", "refrence {}")):
+        lines = (json.dumps({"id": f"l{i}", "text": text.format(i)}) for i in range(5000))
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    cer = [sys.executable, "-m", "semcer", "cer", str(tmp_path / "r.jsonl"), str(tmp_path / "h.jsonl")]
+    p = subprocess.Popen([*cer, "--json", "--lines"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdout is not None and p.stdout.read(10)
+    p.stdout.close()
+    _, err = p.communicate()
+    assert (p.returncode, err) == (0, b"")

@@ -181,3 +181,29 @@ def test_a_named_pipe_or_device_is_written_directly_not_replaced(tmp_path):
     with atomic_write(os.devnull) as fh:
         fh.write("gone")
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+
+
+def test_a_symbolic_link_is_written_where_it_points(tmp_path):
+    """As `> LINK` in a shell: the file the link names is replaced, the link stays a link."""
+    target, link = tmp_path / "target.json", tmp_path / "link.json"
+    target.write_text("old")
+    link.symlink_to(target.name)
+    with atomic_write(link) as fh:
+        fh.write("new")
+    assert link.is_symlink() and target.read_text() == "new" and _temps(tmp_path) == []
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to("made.json")
+    with atomic_path(dangling) as tmp:
+        tmp.write_text("made")
+    assert dangling.is_symlink() and (tmp_path / "made.json").read_text() == "made"
+
+
+def test_cli_output_through_a_link_into_a_folder_that_cannot_be_written_is_refused_before_work(tmp_path):
+    """The folder checked is the link target's (/proc/self: not even root creates files there)."""
+    from semcer.cli.common import _check_writable
+    from semcer.errors import SemcerError
+
+    link = tmp_path / "out.json"
+    link.symlink_to("/proc/self/out.json")
+    with pytest.raises(SemcerError, match=r"^--output .*out\.json: cannot write into /proc/\d+"):
+        _check_writable("--output", str(link))

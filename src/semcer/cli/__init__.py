@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import os
 import signal
 import sys
 import threading
@@ -123,11 +124,20 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    if sys.stdout is None:  # started with standard output closed (`>&-`)
+        if not getattr(args, "output", None):
+            print("semcer: error: standard output is closed: redirect it (> FILE) or give -o FILE",
+                  file=sys.stderr)
+            return 2
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (the process's stdout from now on)
     try:
-        with _stop_signals_raise():
+        with _stop_signals_raise(), _guarded_stdout():
             check_usage(args)  # contradictory or inapplicable options: refused before any work
-            return int(args.func(args) or 0)
+            status = int(args.func(args) or 0)
+            sys.stdout.flush()  # a full disk under `> FILE` is this command's error, not the exit's
+            return status
     except SemcerError as exc:
+        _stdout_failed()  # what a failed write left buffered is not written again at exit
         print(f"semcer: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -136,8 +146,69 @@ def main(argv: list[str] | None = None) -> int:
     except Stopped as exc:
         print(f"semcer: stopped by {exc.name}", file=sys.stderr)
         return 128 + exc.signum
-    except BrokenPipeError:
+    except BrokenPipeError:  # the reader went away (`| head`): what it read is what it wanted
+        _silence_stdout()
         return 0
+
+
+class StdoutError(SemcerError):
+    """Standard output cannot be written (``> FILE`` on a full disk)."""
+
+
+class _GuardedStdout:
+    """Standard output whose write errors are a :class:`StdoutError` (one line, exit status 2)
+    instead of a traceback; a pipe closed by its reader stays a BrokenPipeError."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        try:
+            return self.inner.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StdoutError(f"cannot write standard output ({exc.strerror or exc})") from None
+
+    def flush(self) -> None:
+        try:
+            self.inner.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StdoutError(f"cannot write standard output ({exc.strerror or exc})") from None
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, ...
+        return getattr(self.inner, name)
+
+
+@contextlib.contextmanager
+def _guarded_stdout() -> Iterator[None]:
+    guarded = _GuardedStdout(sys.stdout)
+    sys.stdout = guarded
+    try:
+        yield
+    finally:
+        if sys.stdout is guarded:
+            sys.stdout = guarded.inner
+
+
+def _stdout_failed() -> bool:
+    """Whether standard output cannot take what was written to it (the write that failed is still
+    buffered); if so it is pointed at the null device, so that exiting does not fail on it again."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        _silence_stdout()
+        return True
+    return False
+
+
+def _silence_stdout() -> None:
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 class Stopped(BaseException):

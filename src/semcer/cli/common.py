@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from semcer.api.evaluation import left_out, with_lang  # --lang: the one rule, shared with compare and analyze
+from semcer.atomic import written_path
 from semcer.cli.options import check_page_options
 from semcer.errors import InputError, SemcerError
 from semcer.io.collections import PAGE_FORMATS, STDIN, Collection, PageOptions, parquet_shards, read_collection
@@ -69,7 +70,7 @@ def check_paths(args: argparse.Namespace, inputs: Mapping[str, str | None]) -> N
 
 
 def _check_writable(flag: str, path: str) -> None:
-    p = Path(path)
+    p = written_path(path)  # a link's target folder is where the atomic writer works
     if p.is_dir():
         raise SemcerError(f"{flag} {path}: is a directory; give a file name, e.g. "
                           f"{p / _EXAMPLE_NAMES.get(flag, 'out')}")
