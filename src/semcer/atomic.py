@@ -22,6 +22,7 @@ import secrets
 import signal
 import socket
 import stat
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -77,6 +78,14 @@ def written_path(path: str | os.PathLike[str]) -> Path:
     the end; a dangling link names the file it would point to)."""
     target = Path(path)
     return Path(os.path.realpath(target)) if target.is_symlink() else target
+
+
+def probe_folder(folder: str | os.PathLike[str]) -> None:
+    """Create and remove a file in ``folder``, as an atomic write there would: OSError when that
+    fails (``os.access`` is no test: it says yes to root on a read-only file system or in /proc)."""
+    fd, probe = tempfile.mkstemp(dir=folder, prefix=".semcer-probe-")
+    os.close(fd)
+    os.unlink(probe)
 
 
 def _special(target: Path) -> bool:

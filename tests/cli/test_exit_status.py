@@ -102,3 +102,20 @@ def test_a_reader_that_stops_early_is_not_an_error(tmp_path):
     p.stdout.close()
     _, err = p.communicate()
     assert (p.returncode, err) == (0, b"")
+
+
+def test_the_program_starts_without_the_engine_so_an_early_ctrl_c_is_answered():
+    """`import semcer.cli` (what the console script does before any of semcer's code runs) loads
+    neither numpy nor the engine: they are imported inside `run`, where Ctrl-C is exit status 130
+    and one line (it used to be a traceback from an import for the first 0.3 s)."""
+    code = "import sys, semcer.cli, semcer; print(sorted(m for m in ('numpy', 'semcer.api', 'regex') if m in sys.modules))"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert p.stdout.strip() == "[]"
+
+
+def test_the_public_names_still_resolve_from_the_package_root():
+    import semcer
+
+    assert semcer.cer("110-2", "11O-2") == 0.2  # the package docstring's example
+    assert all(hasattr(semcer, name) for name in semcer.__all__)
+    assert semcer.Evaluation.__module__ == "semcer.metrics.results"

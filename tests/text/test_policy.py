@@ -1,5 +1,7 @@
 """Text policies: presets do exactly what they say, inputs are never modified, hashes pin definitions."""
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -81,3 +83,14 @@ def test_a_name_that_is_a_step_and_a_preset_is_the_step_inside_a_composition():
     assert get_policy("trim+casefold").steps == ("trim", "casefold")
     with pytest.raises(PolicyError, match="presets joined"):
         get_policy("dinglehopper+nonsense")
+
+
+@pytest.mark.parametrize("spec, says", [("casefold+", "an empty part"), ("+casefold", "an empty part"),
+                                        ("nfc++casefold", "an empty part"), ("+", "an empty part"), ("", "an empty part"),
+                                        (" casefold", "spaces around 'casefold'"),
+                                        ("nfc + casefold", "spaces around 'nfc'")])
+def test_a_composition_with_empty_parts_or_spaces_is_refused(spec, says):
+    """'casefold+' used to be read as the casefold *step* (9.04 % on the example) while 'casefold' is
+    the preset (9.18 %): one character that changes the number must not pass unnoticed."""
+    with pytest.raises(PolicyError, match=f"^policy {re.escape(repr(spec))}: {says}"):
+        get_policy(spec)

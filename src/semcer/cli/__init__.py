@@ -22,7 +22,6 @@ import warnings
 from collections.abc import Iterator
 from typing import Any, NoReturn, TextIO
 
-from semcer.cli.options import check_usage
 from semcer.errors import SemcerError
 from semcer.scale.gc import freeze_for_exit
 from semcer.version import __version__
@@ -108,7 +107,11 @@ def run() -> int:
     ``semcer: warning: ...``, without the source line Python shows."""
     with warnings.catch_warnings():
         warnings.showwarning = _one_line_warning
-        status = main()
+        try:
+            status = main()
+        except KeyboardInterrupt:  # Ctrl-C while the commands' modules were still being imported
+            print("semcer: interrupted", file=sys.stderr)
+            status = 128 + signal.SIGINT
     freeze_for_exit()
     return status
 
@@ -119,7 +122,9 @@ def _one_line_warning(message: Warning | str, category: type[Warning], filename:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser()  # imports the commands (here, not at import: a Ctrl-C now is answered)
+    from semcer.cli.options import check_usage
+
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

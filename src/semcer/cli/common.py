@@ -8,13 +8,12 @@ import contextlib
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from semcer.api.evaluation import left_out, with_lang  # --lang: the one rule, shared with compare and analyze
-from semcer.atomic import written_path
+from semcer.atomic import probe_folder, written_path
 from semcer.cli.options import check_page_options
 from semcer.errors import InputError, SemcerError
 from semcer.io.collections import PAGE_FORMATS, STDIN, Collection, PageOptions, parquet_shards, read_collection
@@ -70,6 +69,8 @@ def check_paths(args: argparse.Namespace, inputs: Mapping[str, str | None]) -> N
 
 
 def _check_writable(flag: str, path: str) -> None:
+    if not path.strip():
+        raise SemcerError(f"{flag} is empty: give a file name, e.g. {flag} {_EXAMPLE_NAMES.get(flag, 'out')}")
     p = written_path(path)  # a link's target folder is where the atomic writer works
     if p.is_dir():
         raise SemcerError(f"{flag} {path}: is a directory; give a file name, e.g. "
@@ -84,10 +85,8 @@ def _check_writable(flag: str, path: str) -> None:
         raise SemcerError(f"{flag} {path}: folder {folder} does not exist; create it first (mkdir -p {folder})")
     if not folder.is_dir():
         raise SemcerError(f"{flag} {path}: {folder} is not a folder")
-    try:  # what the atomic writer will do there: create a file beside the target (os.access trusts root)
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=".semcer-probe-")
-        os.close(fd)
-        os.unlink(probe)
+    try:  # what the atomic writer will do there: create a file beside the target
+        probe_folder(folder)
     except OSError as exc:
         raise SemcerError(f"{flag} {path}: cannot write into {shown} ({exc.strerror or exc}: no permission, or a "
                           "read-only file system)") from None

@@ -7,7 +7,7 @@ import sys
 
 from semcer.api import judge_corpus
 from semcer.cli.common import check_paths, load_pairs
-from semcer.cli.options import add_input_options, add_judge_options, judge_from_args, show_progress
+from semcer.cli.options import add_input_options, add_judge_options, judge_from_args, output_file, show_progress
 from semcer.errors import JudgeError
 from semcer.io.json import dumps, emit
 from semcer.reports.text import render_judge_run
@@ -34,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_options(p)
     p.add_argument("--json", action="store_true", help="print the run's summary as JSON")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the summary to FILE (atomically) instead of standard output")
+    p.add_argument("--output", "-o", metavar="FILE", type=output_file,
+                   help="write the summary to FILE (atomically) instead of standard output (- is standard output)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--commit-every", type=int, metavar="N", dest="commit_every",
                    help="edits judged per store commit: a killed run loses at most this many "

@@ -49,16 +49,16 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
     p.add_argument("--hyp-format", metavar="FORMAT", dest="hyp_format", type=_input_format,
                    help="the format of HYPS only (overrides --format)")
     g = p.add_argument_group("page files (PAGE-XML, ALTO, hOCR)")
-    g.add_argument("--level", choices=("region", "line"), default="region", action=_StoreGiven,
+    g.add_argument("--level", choices=("region", "line"), default="region", action=StoreGiven,
                    help="whose text is read: regions (PAGE TextRegion, ALTO TextBlock, hOCR ocr_par; default) or lines")
     g.add_argument("--by-line", action=_TrueGiven, dest="by_line",
                    help="score each region or line as its own item (id PAGE#ELEMENT) instead of each page as one "
                    "text; lines pair by element id")
     g.add_argument("--page-dialect", choices=("auto", "semcer", "dinglehopper"), default="auto", dest="page_dialect",
-                   action=_StoreGiven,
+                   action=StoreGiven,
                    help="extraction rules: semcer's (documented), or dinglehopper 0.11's; auto (default): dinglehopper's "
                    "with --policy dinglehopper, else semcer's")
-    g.add_argument("--hyphen", choices=("keep", "join", "drop"), action=_StoreGiven,
+    g.add_argument("--hyphen", choices=("keep", "join", "drop"), action=StoreGiven,
                    help="ALTO HYP: keep the hyphen as printed (default), join the word (SUBS_CONTENT), or drop the hyphen")
     g.add_argument("--keep-going", action="store_true", dest="keep_going",
                    help="a directory with a malformed page file: score the other pages and list the failures")
@@ -71,7 +71,8 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
     p.add_argument("--policy", default=DEFAULT_POLICY, metavar="NAME",
                    help=f"text policy applied to both sides before alignment: a preset ({', '.join(PRESETS)}) or "
                    "steps and presets joined by '+', e.g. nfkc+casefold+collapse-ws or strip-markdown+dinglehopper (a preset "
-                   "stands for its steps there; see `semcer policies`); default: %(default)s")
+                   "stands for its steps there; casefold and nfc, both a preset and a step, are the step there, so "
+                   "casefold+nfc is not the casefold preset; see `semcer policies`); default: %(default)s")
     p.add_argument("--empty-ref", choices=tuple(EMPTY_REF_POLICIES), default="error", dest="empty_ref",
                    help="what an empty reference does: " + "; ".join(f"{k}: {v}" for k, v in EMPTY_REF_POLICIES.items()))
     p.add_argument("--unmatched", choices=tuple(UNMATCHED_POLICIES), default="error",
@@ -86,7 +87,7 @@ def _note_given(namespace: argparse.Namespace, dest: str) -> None:
     setattr(namespace, GIVEN, getattr(namespace, GIVEN, frozenset()) | {dest})
 
 
-class _StoreGiven(argparse._StoreAction):
+class StoreGiven(argparse._StoreAction):
     """``store``, noting that the option was given: its default alone cannot tell ``--level region``
     (given, and refused where it does not apply) from no ``--level`` at all."""
 
@@ -97,7 +98,7 @@ class _StoreGiven(argparse._StoreAction):
 
 
 class _TrueGiven(argparse._StoreTrueAction):
-    """``store_true``, noting that the option was given (as :class:`_StoreGiven`)."""
+    """``store_true``, noting that the option was given (as :class:`StoreGiven`)."""
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
@@ -106,8 +107,17 @@ class _TrueGiven(argparse._StoreTrueAction):
 
 
 def was_given(args: argparse.Namespace, dest: str) -> bool:
-    """Whether an option read with :class:`_StoreGiven` or :class:`_TrueGiven` was on the command line."""
+    """Whether an option read with :class:`StoreGiven` or :class:`_TrueGiven` was on the command line."""
     return dest in getattr(args, GIVEN, ())
+
+
+def output_file(text: str) -> str | None:
+    """An argparse type: ``-o FILE``, where ``-`` is standard output (None, as when it is left out)."""
+    if text == "-":
+        return None
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty: give a file name, or - for standard output")
+    return text
 
 
 def _language_tag(text: str) -> str:
@@ -122,7 +132,7 @@ def add_measure_options(p: argparse.ArgumentParser) -> None:
     """Word error rate and the reading-order-robust page score, beside CER."""
     g = p.add_argument_group("beside CER")
     g.add_argument("--wer", action="store_true", help="also word error rate and the bag-of-words error")
-    g.add_argument("--tokenizer", choices=("uax29", "whitespace", "auto"), default="uax29", action=_StoreGiven,
+    g.add_argument("--tokenizer", choices=("uax29", "whitespace", "auto"), default="uax29", action=StoreGiven,
                    help="words for --wer: UAX #29 word boundaries without punctuation-only tokens (default, as OCR-D "
                    "counts words), whitespace-separated tokens, or auto (a dictionary tokenizer for Chinese and "
                    "Japanese; WER undefined for Thai, Lao, Khmer, Burmese, Tibetan)")
@@ -135,7 +145,8 @@ def add_output_options(p: argparse.ArgumentParser, *, lines: bool = True) -> Non
     p.add_argument("--json", action="store_true", help="print JSON for machines instead of the table")
     if lines:
         p.add_argument("--lines", action="store_true", help="with --json, include one row per line")
-    p.add_argument("--output", "-o", metavar="FILE", help="write the result to FILE (atomically) instead of standard output")
+    p.add_argument("--output", "-o", metavar="FILE", type=output_file,
+                   help="write the result to FILE (atomically) instead of standard output (- is standard output)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     p.add_argument("--verbose", "-v", action="store_true",
                    help="also say, on standard error, what each step did and how long it took")
@@ -276,11 +287,13 @@ def show_progress(args: argparse.Namespace) -> bool:
 def add_comparison_options(p: argparse.ArgumentParser, scope: str = "") -> None:
     """The options of a comparison of systems (``scope`` prefixes their help, e.g. "compare: ")."""
     p.add_argument("--names", metavar="A,B,...", help="names of the systems, comma-separated (default: the paths)")
-    p.add_argument("--n-resamples", type=int, default=10_000, metavar="N", dest="n_resamples",
+    p.add_argument("--n-resamples", type=int, default=10_000, metavar="N", dest="n_resamples", action=StoreGiven,
                    help=f"{scope}bootstrap resamples, and randomizations (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help=f"{scope}seed of the resampling (default: %(default)s)")
-    p.add_argument("--confidence", type=float, default=0.95, help=f"{scope}interval level (default: %(default)s)")
-    p.add_argument("--method", choices=("percentile", "bca"), default="percentile",
+    p.add_argument("--seed", type=int, default=0, action=StoreGiven,
+                   help=f"{scope}seed of the resampling (default: %(default)s)")
+    p.add_argument("--confidence", type=float, default=0.95, action=StoreGiven,
+                   help=f"{scope}interval level (default: %(default)s)")
+    p.add_argument("--method", choices=("percentile", "bca"), default="percentile", action=StoreGiven,
                    help=f"{scope}bootstrap interval: percentile (default) or bias-corrected and accelerated")
     p.add_argument("--no-judge", action="store_true", dest="no_judge", help="CER only (no semCER)")
 
@@ -344,6 +357,9 @@ def _scores_one_system_with_a_judge(args: argparse.Namespace) -> bool:
     return not _on(args, "no_judge") and (isinstance(hyps, str) or (isinstance(hyps, list) and len(hyps) == 1))
 
 
+#: The options of a comparison of systems (:func:`add_comparison_options`).
+_COMPARISON = ("n_resamples", "seed", "confidence", "method")
+
 #: The combinations of options refused before any work, each with its one-line reason: an option
 #: that only means something beside another, or two that contradict each other. Every subcommand
 #: is checked against every rule (:func:`check_usage`); an option a subcommand lacks is not set.
@@ -355,6 +371,15 @@ USAGE_RULES: tuple[tuple[Callable[[argparse.Namespace], bool], str], ...] = (
      "--quiet and --verbose contradict each other: give one of them"),
     (lambda a: _on(a, "store") and _on(a, "no_judge"),
      "--store keeps judged edits, and --no-judge judges none: leave one of them out"),
+    (lambda a: hasattr(a, "report_lines")  # the report's options (meta-eval has a --ratings of its own)
+     and (any(was_given(a, d) for d in ("report_lines", "report_spans")) or _on(a, "ratings") or _on(a, "title"))
+     and not (_on(a, "html") or _on(a, "plots")),
+     "--report-lines, --report-spans, --ratings and --title shape the HTML report: give --html FILE (or --plots DIR) "
+     "too, or leave them out"),
+    (lambda a: getattr(a, "command", None) == "report" and len(getattr(a, "hyps", None) or ()) == 1
+     and (any(was_given(a, d) for d in _COMPARISON) or len((getattr(a, "names", None) or "").split(",")) > 1),
+     "--names with several names, --n-resamples, --seed, --confidence and --method compare systems: the report of "
+     "one system has none of them; give two systems or more, or leave them out"),
     (lambda a: _on(a, "work_dir") and not _scores_one_system_with_a_judge(a),
      "--work-dir resumes the streamed scoring of one system with a judge; with --no-judge, several systems or "
      "a SCORE.json nothing is streamed: leave it out"),

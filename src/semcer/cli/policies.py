@@ -12,7 +12,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="List every text-policy preset with its steps and hash, and every step. A policy "
                        "is applied identically to references and outputs before alignment; its name and hash are in "
                        "every signature. Compose steps and presets with '+', e.g. --policy nfkc+collapse-ws+casefold or "
-                       "strip-markdown+dinglehopper (a preset stands for its steps there).")
+                       "strip-markdown+dinglehopper (a preset stands for its steps there; a name that is both, casefold or nfc, "
+                       "is the step there, alone the preset).")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 

@@ -11,7 +11,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from semcer.atomic import probe_folder
 from semcer.cli.options import (
+    StoreGiven,
     add_comparison_options,
     add_input_options,
     add_judge_options,
@@ -58,9 +60,9 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
                    "atomically), after the score")
     g.add_argument("--plots", metavar="DIR", help="write the report's plots as PNG and SVG files into DIR (created if "
                    'missing; needs matplotlib: pip install "semcer[plots]")')
-    g.add_argument("--report-lines", type=int, default=500, metavar="N", dest="report_lines",
+    g.add_argument("--report-lines", type=int, default=500, metavar="N", dest="report_lines", action=StoreGiven,
                    help="lines shown in full in the report's line view, the most severe first (default: %(default)s)")
-    g.add_argument("--report-spans", type=int, default=2000, metavar="M", dest="report_spans",
+    g.add_argument("--report-spans", type=int, default=2000, metavar="M", dest="report_spans", action=StoreGiven,
                    help="error spans in the report's ranked list, the most severe first (default: %(default)s)")
     g.add_argument("--ratings", metavar="FILE", help="reader ratings for the report's top-of-list curve: JSON Lines of "
                    '{"item": EDIT_ID, "rating": 0..1} (or "level": 0-4), EDIT_ID as in --edits files')
@@ -94,18 +96,20 @@ def check_report_options(args: argparse.Namespace) -> None:
 
 
 def _check_folder(path: str) -> None:
+    if not path.strip():
+        raise SemcerError("--plots is empty: give a folder (it is created when missing), e.g. --plots plots")
     p = Path(path)
-    if p.exists():
-        if not p.is_dir():
-            raise SemcerError(f"--plots {path}: is a file; give a folder (it is created when missing)")
-        if not os.access(p, os.W_OK | os.X_OK):
-            raise SemcerError(f"--plots {path}: cannot write into it (no permission)")
-        return
-    parent = p.parent
+    if p.exists() and not p.is_dir():
+        raise SemcerError(f"--plots {path}: is a file; give a folder (it is created when missing)")
+    parent = p if p.exists() else p.parent
     if not parent.is_dir():
         raise SemcerError(f"--plots {path}: folder {parent} does not exist; create it first (mkdir -p {parent})")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise SemcerError(f"--plots {path}: cannot create it in {parent} (no permission)")
+    try:  # the plots are written into it, or it is made in its parent
+        probe_folder(parent)
+    except OSError as exc:
+        where = "write into it" if parent == p else f"create it in {parent}"
+        raise SemcerError(f"--plots {path}: cannot {where} ({exc.strerror or exc}: no permission, or a read-only "
+                          "file system)") from None
 
 
 def wanted(args: argparse.Namespace) -> bool:

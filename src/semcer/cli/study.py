@@ -224,8 +224,10 @@ def _export(args: argparse.Namespace) -> int:
     from semcer.study.db import StudyDB
     from semcer.study.export import export
 
+    if not args.output.strip():
+        raise SemcerError("-o is empty: give the folder to write the files into (created when missing)")
     counts = export(StudyDB(args.study), args.output)
-    print("wrote " + ", ".join(f"{args.output}/{name} ({n} records)" for name, n in counts.items()))
+    print("wrote " + ", ".join(f"{os.path.join(args.output, name)} ({n} records)" for name, n in counts.items()))
     return 0
 
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from semcer.alignment.line import LineResult
-from semcer.atomic import atomic_write
+from semcer.atomic import atomic_write, probe_folder
 from semcer.cache_folder import cache_root
 from semcer.errors import SemcerError
 from semcer.judges.distribution import Judgement
@@ -82,9 +82,12 @@ def check_work_dir(path: str | Path, flag: str = "--work-dir") -> None:
             p = p.parent
     except OSError as exc:  # a folder on the way that this user may not enter
         raise SemcerError(f"{flag} {path}: cannot reach it ({exc.strerror or exc})") from None
-    if not os.access(p, os.W_OK | os.X_OK):
+    try:  # the markers are written into it, or it is made in its parent
+        probe_folder(p)
+    except OSError as exc:
         shown = str(p) if str(p) != "." else "the current folder"
-        raise SemcerError(f"{flag} {path}: cannot write into {shown} (no permission, or a read-only file system)")
+        raise SemcerError(f"{flag} {path}: cannot write into {shown} ({exc.strerror or exc}: no permission, or a "
+                          "read-only file system)") from None
 
 
 class Markers:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from semcer.alignment.context import content_key
-from semcer.atomic import atomic_path
+from semcer.atomic import atomic_path, probe_folder
 from semcer.errors import StoreError, quoted
 from semcer.judges.distribution import LEVELS, check_derived, check_distribution, expected_rating, mode_of
 from semcer.store.keys import edit_key, is_deterministic
@@ -143,8 +143,11 @@ def check_output(store_path: str | os.PathLike, path: str | os.PathLike) -> None
     parent = out.parent if str(out.parent) else Path(".")
     if not parent.is_dir():
         raise StoreError(f"{path}: no such directory {parent}; create it first or choose another output file")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise StoreError(f"{path}: cannot write in {parent} (permission denied); choose another output file")
+    try:
+        probe_folder(parent)
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot write in {parent} ({exc.strerror or exc}: no permission, or a read-only "
+                         "file system); choose another output file") from None
     if out.suffix.lower() != ".parquet":
         example = out.with_suffix(".parquet").name if out.name else "judged.parquet"
         raise StoreError(f"{path}: unknown extension {out.suffix or '(none)'!r} for an export, which is always "

@@ -232,8 +232,14 @@ def get_policy(spec: str | TextPolicy | None = None) -> TextPolicy:
         )
     if spec in PRESETS:
         return TextPolicy(spec, PRESETS[spec][0])
-    parts = tuple(s.strip() for s in spec.split("+") if s.strip())
-    bad = next((s for s in parts if s not in STEPS and s not in PRESETS), None if parts else spec)
+    parts = tuple(spec.split("+"))
+    loose = next((s for s in parts if not s or s != s.strip()), None)
+    if loose is not None:
+        raise PolicyError(
+            f"policy {spec!r}: " + ("an empty part" if not loose.strip() else f"spaces around {loose.strip()!r}")
+            + "; name a preset, or steps and presets joined by '+' with nothing else (e.g. nfkc+casefold)"
+        )
+    bad = next((s for s in parts if s not in STEPS and s not in PRESETS), None)
     if bad is not None:
         raise PolicyError(
             f"unknown policy {bad!r}: use a preset ({', '.join(PRESETS)}) "
