@@ -2,11 +2,18 @@
 
 **Order.** ALTO has no reading-order element that semcer reads: blocks and lines are read in
 document order. Every ``TextLine`` of the file is read (those inside ``ComposedBlock`` too), each
-belonging to the nearest ``TextBlock`` around it (its ``parent``).
+belonging to the nearest ``TextBlock`` around it (its ``parent``). ``String`` elements outside any
+``TextLine`` (the schema does not allow them, but files have them: a ``TextBlock`` of Strings) are
+read all the same: the element that holds them is a line of them (its ID, name and box; in
+document order of its first ``String``), read like a ``TextLine``. The dinglehopper dialect reads
+``TextLine`` elements only, as dinglehopper does: such an element is listed in
+:attr:`Page.skipped` instead (reason "has text outside its lines, not read").
 
 **A line's text** is made of its ``String``, ``SP`` and ``HYP`` children in order: each ``String``
-is a word, its ``@CONTENT`` exactly (a ``String`` without or with an empty ``CONTENT`` is no
-word); consecutive words are separated by one space, whether or not an ``SP`` stands between them
+is a word, its ``@CONTENT`` exactly (a ``String`` with an empty ``CONTENT`` is no word; one
+without ``CONTENT``, which the schema requires, is no word either, and it is listed in
+:attr:`Page.skipped`, reason "has no CONTENT attribute", whatever it holds); consecutive words
+are separated by one space, whether or not an ``SP`` stands between them
 (``SP`` is a space; several ``SP`` in a row are one space; an ``SP`` at the start or end of the
 line adds nothing). A ``HYP`` (the hyphen printed where a word is broken at the end of a line) is
 read by ``hyphen``:
@@ -28,8 +35,9 @@ its text the texts of its lines joined by ``\\n``. Empty lines are not segments 
 
 **Dialect "dinglehopper"** (dinglehopper 0.11's ``alto_extract``): a line's text is the
 ``@CONTENT`` of its ``String`` children joined by one space each (an empty or missing
-``CONTENT`` still counts, so it can leave two spaces; ``SP`` is not read; ``HYP`` is dropped, so
-``hyphen`` must be left unset or ``"drop"``), and every line is a segment, empty ones included.
+``CONTENT`` still counts, so it can leave two spaces; a missing one is listed as above; ``SP`` is
+not read; ``HYP`` is dropped, so ``hyphen`` must be left unset or ``"drop"``), and every line is a
+segment, empty ones included.
 At block level a block is a segment when it has at least one line, so the page text is the same
 at both levels.
 
@@ -41,7 +49,7 @@ from __future__ import annotations
 
 from semcer.errors import InputError
 from semcer.io.formats.detect import ALTO_NAMESPACES
-from semcer.io.formats.page import NO_TEXT, BBox, Page, Skipped, build_page
+from semcer.io.formats.page import NO_CONTENT, NO_TEXT, OUTSIDE_LINES, BBox, Page, Skipped, build_page
 from semcer.io.formats.tree import Node
 
 __all__ = ["HYPHEN_MODES", "read_alto"]
@@ -64,18 +72,24 @@ def _bbox(node: Node, name: str) -> BBox | None:
 
 
 def _lines_with_blocks(layout: Node, ns: str) -> list[tuple[Node, Node | None]]:
-    """Every TextLine in document order with its nearest TextBlock (None outside any)."""
-    out: list[tuple[Node, Node | None]] = []
+    """Every line in document order with its nearest TextBlock (None outside any): each TextLine, and
+    each other element that holds ``String`` children itself (the "line" of Strings outside any
+    TextLine; in document order of its first String)."""
+    out: list[tuple[tuple[int, int], Node, Node | None]] = []
     stack: list[tuple[Node, Node | None]] = [(layout, None)]
     while stack:
         node, block = stack.pop()
         if node.ns == ns and node.name == "TextLine":
-            out.append((node, block))
+            out.append(((node.line, node.column), node, block))
             continue
         if node.ns == ns and node.name == "TextBlock":
             block = node
+        first = next((c for c in node.children if c.name == "String"), None)
+        if first is not None:
+            out.append(((first.line, first.column), node, block))
         stack.extend((c, block) for c in reversed(node.children))
-    return out
+    out.sort(key=lambda x: x[0])
+    return [(line, block) for _, line, block in out]
 
 
 def _semcer_line(line: Node, hyphen: str, drop_first: bool) -> tuple[str, bool]:
@@ -123,10 +137,13 @@ def read_alto(root: Node, name: str, level: str, dialect: str, hyphen: str | Non
     if mode not in HYPHEN_MODES:
         raise InputError(f"unknown hyphen mode {mode!r}; choose one of {', '.join(HYPHEN_MODES)}")
     version = ALTO_NAMESPACES.get(root.ns, "")
-    ns = root.ns
     unit, image = _description(root)
     layout = root.find("Layout")
-    lines = _lines_with_blocks(layout, ns) if layout is not None else []
+    lines = _lines_with_blocks(layout, root.ns) if layout is not None else []
+    left_out: list[Skipped] = []
+    if dialect == "dinglehopper":  # dinglehopper reads TextLine elements only
+        left_out = [_left_out(n, OUTSIDE_LINES, b, name) for n, b in lines if n.name != "TextLine"]
+        lines = [(n, b) for n, b in lines if n.name == "TextLine"]
     # (block, [(line node, text)]) in document order
     groups: list[tuple[Node | None, list[tuple[Node, str]]]] = []
     drop_first = False
@@ -135,12 +152,20 @@ def read_alto(root: Node, name: str, level: str, dialect: str, hyphen: str | Non
             text = _dinglehopper_line(line)
         else:
             text, drop_first = _semcer_line(line, mode, drop_first)
+        left_out += [_left_out(s, NO_CONTENT, line, name) for s in line.children
+                     if s.name == "String" and s.get("CONTENT") is None]
         if not groups or groups[-1][0] is not block or block is None:
             groups.append((block, []))
         groups[-1][1].append((line, text))
     pieces, skipped = _pieces(groups, name, level, dialect)
+    skipped += sorted(left_out, key=lambda k: (k.line, k.column))
     return build_page(name, "alto", version, level, dialect, pieces, skipped, image=image, coordinate_unit=unit,
                       hyphen=_hyphen_read(mode, dialect, lines))
+
+
+def _left_out(node: Node, reason: str, parent: Node | None, name: str) -> Skipped:
+    return Skipped(node.get("ID"), node.name, reason, node.line, node.column,
+                   parent.get("ID") if parent is not None and parent is not node else None, _bbox(node, name))
 
 
 def _description(root: Node) -> tuple[str, str | None]:
@@ -168,25 +193,20 @@ def _pieces(groups: list[tuple[Node | None, list[tuple[Node, str]]]], name: str,
     for block, members in groups:
         bid = block.get("ID") if block is not None else None
         keep_empty = dialect == "dinglehopper"
-        if level == "line":
-            for line, text in members:
-                if text or keep_empty:
-                    pieces.append((line.get("ID"), text, "TextLine", _bbox(line, name), bid, line.line, line.column))
-                else:
-                    skipped.append(Skipped(line.get("ID"), "TextLine", NO_TEXT, line.line, line.column, bid,
-                                           _bbox(line, name)))
-            continue
-        texts = [t for _, t in members] if keep_empty else [t for _, t in members if t]
         for line, text in members:
             if not text and not keep_empty:
-                skipped.append(Skipped(line.get("ID"), "TextLine", NO_TEXT, line.line, line.column, bid,
-                                       _bbox(line, name)))
+                skipped.append(_left_out(line, NO_TEXT, block, name))
+            elif level == "line":
+                pieces.append((line.get("ID"), text, line.name, _bbox(line, name), bid if block is not line else None,
+                               line.line, line.column))
+        if level == "line":
+            continue
+        texts = [t for _, t in members] if keep_empty else [t for _, t in members if t]
         holder = block if block is not None else members[0][0]
         if texts:
-            pieces.append((bid if block is not None else holder.get("ID"), "\n".join(texts),
-                           "TextBlock" if block is not None else "TextLine", _bbox(holder, name), None,
-                           holder.line, holder.column))
-        else:
+            pieces.append((holder.get("ID"), "\n".join(texts), holder.name, _bbox(holder, name), None, holder.line,
+                           holder.column))
+        elif holder is not members[0][0] or len(members) > 1:
             skipped.append(Skipped(holder.get("ID"), holder.name, NO_TEXT, holder.line, holder.column))
     return pieces, skipped
 

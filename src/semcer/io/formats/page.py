@@ -13,7 +13,8 @@ edit falls in.
 
 What a reader left out is never dropped silently: :attr:`Page.skipped` lists every region or line
 that is not in the text, with the reason (no text, not in the reading order, referred to twice,
-missing).
+missing), and every element whose text is not all read (text outside its lines or words; an ALTO
+``String`` without ``CONTENT``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ NOT_IN_ORDER = "not in the reading order"
 REFERRED_AGAIN = "referred to again by the reading order"
 MISSING = "the reading order refers to an element the page does not have"
 NO_LINES = "has no lines"
+OUTSIDE_LINES = "has text outside its lines, not read"
+OUTSIDE_WORDS = "has text outside its words, not read"
+NO_CONTENT = "has no CONTENT attribute"
 
 #: Element kinds of line-level and region-level segments (for :attr:`Segment.kind`/:attr:`Skipped.kind`).
 LINE_KINDS = frozenset({"TextLine", "line", "ocr_line", "ocrx_line", "ocr_header", "ocr_caption", "ocr_textfloat"})
@@ -67,7 +71,7 @@ class Skipped:
 
     id: str | None
     kind: str
-    reason: str  # NO_TEXT, NOT_IN_ORDER, REFERRED_AGAIN, MISSING or NO_LINES
+    reason: str  # NO_TEXT, NOT_IN_ORDER, REFERRED_AGAIN, MISSING, NO_LINES, OUTSIDE_LINES, OUTSIDE_WORDS, NO_CONTENT
     line: int
     column: int
     parent: str | None = None

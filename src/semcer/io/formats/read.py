@@ -93,7 +93,7 @@ def parse_page(data: bytes, name: str, *, format: str | None = None, level: str 
             raise InputError(f"{name}: dinglehopper reads no hOCR (it would read the markup as plain text); use the "
                              "semcer dialect")
         if _is_xml(data):
-            root = parse_xml(data, name, max_bytes=max_bytes, max_elements=max_elements)
+            root = parse_xml(data, name, max_bytes=max_bytes, max_elements=max_elements, xhtml_entities=True)
         else:
             root = parse_html(decode(data, name), name, max_elements=max_elements)
         return read_hocr(root, name, lvl)
