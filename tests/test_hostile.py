@@ -203,7 +203,7 @@ def test_12_judge_eval_with_an_llm_server(tmp_path, server):
     labels = tmp_path / "labels.jsonl"
     labels.write_text("".join((ROOT / "data" / "severity" / "dev.jsonl").read_text(encoding="utf-8").splitlines(True)[:20]),
                       encoding="utf-8")
-    p = semcer("judge-eval", str(labels), "--judge", "llm", "--endpoint", server.url, "--model", "m", "--n-boot", "10",
+    p = semcer("judge-eval", str(labels), "--judge", "llm", "--endpoint", server.url, "--model", "m", "--n-boot", "40",
                "--json")
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)

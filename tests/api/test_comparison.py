@@ -145,6 +145,14 @@ def test_the_same_file_twice_needs_names(seed_fixture):
     assert named.result("y", "cer").difference == 0
 
 
+@pytest.mark.parametrize("names, blank", [(["A", ""], 2), (["  ", "B"], 1)])
+def test_a_blank_system_name_is_refused(seed_fixture, names, blank):
+    """`--names "A,"` gave a row without a label."""
+    refs, base, cand = seed_fixture
+    with pytest.raises(semcer.InputError, match=rf"^names: system {blank}'s name is empty"):
+        semcer.compare(refs, [base, cand], names=names, judge=None, n_resamples=50)
+
+
 def test_a_gate_on_a_metric_not_computed_is_refused():
     Gate.parse("cer").check(("cer",))
     Gate.parse("semcer:0.1").check(("cer", "semcer"))

@@ -336,7 +336,7 @@ def test_failed_items_and_pairs_are_left_out_and_counted():
     assert digits >= 1 and d["items"]["failed"] == digits and d["items"]["scored"] == 30 - digits
     assert d["scorers"]["column:severity"]["items"] == 30 - digits  # every scorer on the same items
     assert r.failures == digits
-    p = meta_eval(pairs=HAND, judges={"f": _FailsOnDigits()}, n_boot=0, n_permutations=10).to_dict()["pairs"]
+    p = meta_eval(pairs=HAND, judges={"f": _FailsOnDigits()}, n_boot=0, n_permutations=19).to_dict()["pairs"]
     assert p["failed"] == 3 and p["pairs"] == 2  # h1, h4 and h5 hold a digit edit
 
 
@@ -442,7 +442,7 @@ def test_one_pair_two_readers_no_interval_on_the_reader_agreement():
     from semcer.reports.meta import render_meta_eval
 
     one = [dataclasses.replace(HAND[2], choices={"x": "a", "y": "a"})]
-    d = meta_eval(pairs=one, n_boot=100, n_permutations=10).to_dict()
+    d = meta_eval(pairs=one, n_boot=100, n_permutations=19).to_dict()
     assert d["pairs"]["reader_agreement"]["value"] == pytest.approx(1.0)
     assert d["pairs"]["reader_agreement"]["interval"] is None
     assert "100.0% (no CI)" in render_meta_eval(d) and "[100.0, 100.0]" not in render_meta_eval(d)

@@ -169,8 +169,8 @@ def test_one_document_gives_no_interval_and_a_gate_that_cannot_decide(capsys, tm
 
 @pytest.mark.parametrize(("option", "message"), [
     (["--seed=-1"], "seed must be an integer >= 0 (command line: --seed), got -1"),
-    (["--n-resamples", "39"], "n_resamples must be from 40 (each tail of a 95 % interval holds one resample)"),
-    (["--n-resamples", "19", "--confidence", "0.9"], "n_resamples must be from 20 (each tail of a 90 % interval"),
+    (["--n-resamples", "39"], "n_resamples must be from 40 (so that each tail of a 95% interval holds one resample)"),
+    (["--n-resamples", "19", "--confidence", "0.9"], "n_resamples must be from 20 (so that each tail of a 90% interval"),
     (["--n-resamples", "1000001"], "to 1,000,000 (command line: --n-resamples), got 1000001"),
 ])
 def test_resampling_options_are_checked_before_any_scoring(capsys, forty, option, message):

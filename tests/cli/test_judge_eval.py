@@ -43,11 +43,11 @@ def test_judge_eval_json_matches_direct_computation(tmp_path):
 
 
 def test_judge_eval_table_and_bad_file(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", DEV, "--n-boot", "20", "--by", "class"],
+    p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", DEV, "--n-boot", "40", "--by", "class"],
                        capture_output=True, text=True)
     assert p.returncode == 0 and "| edit class |" in p.stdout and "**all**" in p.stdout
     assert p.stdout.rstrip().splitlines()[-1].startswith("signature: eval:judge|judge:compact-")
-    p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", DEV, "--n-boot", "20"], capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", DEV, "--n-boot", "40"], capture_output=True, text=True)
     assert p.returncode == 0 and "| *small languages pooled* | 388 |" in p.stdout and "| th | 29 |" in p.stdout
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"lang": "en"}\n', encoding="utf-8")
@@ -106,7 +106,7 @@ def test_judge_eval_malformed_labels_are_one_line(tmp_path, case):
         path.mkdir()
     else:
         path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
-    p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", str(path), "--judge", "rubric", "--n-boot", "5"],
+    p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", str(path), "--judge", "rubric", "--n-boot", "40"],
                        capture_output=True, text=True)
     assert p.returncode == 2, (p.returncode, p.stdout[-300:], p.stderr[-2000:])
     assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr[-2000:]

@@ -57,7 +57,7 @@ def test_tables_and_legend():
 
 
 def test_default_judge_is_compact_and_help_documents_the_formats():
-    p = _semcer("meta-eval", "--pairs", READERS / "pairs.jsonl", "--n-boot", "0", "--n-permutations", "10", "--json")
+    p = _semcer("meta-eval", "--pairs", READERS / "pairs.jsonl", "--n-boot", "0", "--n-permutations", "19", "--json")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert list(d["judges"]) == ["compact"] and d["reliability"] is None and d["scorers"] == {}
@@ -111,7 +111,7 @@ def test_input_text_is_escaped_in_the_tables(tmp_path):
     (["--ratings", str(READERS / "ratings.csv"), "--min-rater-share", "2"], "--min-rater-share"),
     (["--pairs", str(READERS / "pairs.jsonl"), "--judge", "rubric", "--judge", "rubric"], "each judge once"),
     (["--pairs", str(READERS / "pairs.jsonl"), "--judge", "nonsense"], "unknown judge 'nonsense'"),
-    (["--ratings", str(READERS / "ratings.csv"), "--n-boot", "-1"], "--n-boot must be at least 0"),
+    (["--ratings", str(READERS / "ratings.csv"), "--n-boot", "-1"], "n_boot must be 0 (no intervals) or from 40"),
     (["--ratings", str(READERS / "ratings.csv"), "--items", str(READERS / "items.jsonl"), "--score-column", "nope"],
      "has no 'nope' value"),
     (["--pairs", str(READERS / "pairs.jsonl"), "--chose", "neither"], "invalid choice"),

@@ -35,9 +35,9 @@ def test_judge_and_meta_evaluations_sign_what_changes_their_numbers():
     from semcer.statistics.judge_eval import evaluate_judge
 
     sev, lab = [0.1, 0.5, 0.9, 0.3, 0.7], [0.0, 0.5, 1.0, 0.25, 0.75]
-    a = str(evaluate_judge(sev, lab, n_boot=20, seed=1).signature("j-1"))
-    assert a.startswith("eval:judge|judge:j-1|boot:20|seed:1|conf:0.95|gap:0.5|unit:grapheme|unicode:nfc-")
-    assert a != str(evaluate_judge(sev, lab, n_boot=20, seed=2).signature("j-1"))
+    a = str(evaluate_judge(sev, lab, n_boot=40, seed=1).signature("j-1"))
+    assert a.startswith("eval:judge|judge:j-1|boot:40|seed:1|conf:0.95|gap:0.5|unit:grapheme|unicode:nfc-")
+    assert a != str(evaluate_judge(sev, lab, n_boot=40, seed=2).signature("j-1"))
     readers = ROOT / "tests" / "fixtures" / "readers"
     base: dict = {"ratings": readers / "ratings.jsonl", "items": readers / "items.jsonl", "score_columns": ["severity"],
                   "n_boot": 0}

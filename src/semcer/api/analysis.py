@@ -68,8 +68,16 @@ from semcer.judges.rubric.lexicon import (
     zipf,
 )
 from semcer.metrics.results import Evaluation
+from semcer.metrics.signature import Signature
 from semcer.reports.text import input_notes
-from semcer.statistics.bootstrap import Estimate, check_confidence, guarded, percentile_estimate, resample_count_chunks
+from semcer.statistics.bootstrap import (
+    Estimate,
+    check_resampling,
+    guarded,
+    percentile_estimate,
+    resample_count_chunks,
+    resampling_fields,
+)
 from semcer.statistics.multiple import holm
 from semcer.statistics.paired import sign_flip_pvalues
 from semcer.store.judging import JudgedEdit
@@ -92,7 +100,9 @@ CONTENT_CLASSES = frozenset({"letter", "ideograph"})
 
 @dataclass(frozen=True)
 class Analysis:
-    """The three analyses as rows (dicts in their JSON shape; undefined values are None)."""
+    """The three analyses as rows (dicts in their JSON shape; undefined values are None).
+    ``signature``: the systems' score signature with how the intervals and p-values were drawn
+    (:func:`semcer.statistics.bootstrap.resampling_fields`, as ``semcer compare`` signs them)."""
 
     names: tuple[str, ...]
     judge: str
@@ -112,7 +122,8 @@ class Analysis:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON shape of ``semcer analyze --json``."""
-        return {"signature": self.signature, "judge": self.judge, "systems": list(self.names),
+        return {"signature": self.signature, "signature_fields": Signature.parse(self.signature).fields(),
+                "judge": self.judge, "systems": list(self.names),
                 "baseline": self.names[0], "lines": self.lines, "grapheme_load": self.grapheme_load,
                 "by_class": self.by_class, "real_word": self.real_word, "no_lexicon": self.no_lexicon,
                 "equal_count": self.equal_count, "settings": self.settings, "notes": list(self.notes)}
@@ -128,9 +139,9 @@ def _check_settings(systems: Sequence[Any], langs: Any, lang: str | None, judge:
         raise InputError("give langs= (every line's language) or lang= (the language of lines that name none), "
                          "not both")
     max_edits, min_letter_errors, n_boot, n_permutations = counts
-    if max_edits < 0 or min_letter_errors < 0 or n_boot < 0 or n_permutations < 1:
-        raise SemcerError("--max-edits, --min-letter-errors and --n-boot must be >= 0, --n-permutations >= 1")
-    check_confidence(confidence, SemcerError, " (command line: --confidence)")
+    if max_edits < 0 or min_letter_errors < 0:
+        raise SemcerError("--max-edits and --min-letter-errors must be >= 0")
+    check_resampling(confidence, n_boot, n_permutations, error=SemcerError)
     if judge is None:
         raise InputError("analyze needs a judge: severities are what it analyses")
 
@@ -186,7 +197,8 @@ def analyze(
     settings = {"max_edits": max_edits, "min_letter_errors": min_letter_errors, "known_zipf": KNOWN_ZIPF,
                 "alphabet_words": ALPHABET_WORDS, "alphabet_min_share": ALPHABET_MIN_SHARE, "n_boot": n_boot,
                 "n_permutations": n_permutations, "seed": seed, "confidence": confidence}
-    return Analysis(labels, identity, str(evals[0].signature), _by_class(labels, edits_by_system),
+    signature = evals[0].signature.with_extras(**resampling_fields(confidence, n_boot, n_permutations, seed))
+    return Analysis(labels, identity, str(signature), _by_class(labels, edits_by_system),
                     _grapheme_load(labels, per_system), real, missing,
                     _equal_count(labels, per_system, n_permutations, boot), lines, settings, tuple(notes))
 

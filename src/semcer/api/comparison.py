@@ -26,8 +26,8 @@ from semcer.io.collections import Collection
 from semcer.metrics.results import Evaluation
 from semcer.metrics.signature import Signature
 from semcer.reports.text import input_notes
-from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS, check_confidence
-from semcer.statistics.paired import AGGREGATIONS, METHODS, SystemComparison, compare_systems, min_resamples
+from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS, check_resampling, resampling_fields
+from semcer.statistics.paired import AGGREGATIONS, METHODS, SystemComparison, compare_systems
 from semcer.text.policy import TextPolicy
 from semcer.text.units import Unit
 
@@ -135,8 +135,7 @@ def compare(
     if len(den) < MIN_INTERVAL_ITEMS:
         notes.append(f"only {len(den)} document(s) to resample, fewer than {MIN_INTERVAL_ITEMS}: no interval and no "
                      "significance mark (documents are resampled; a line without a doc is a document of its own)")
-    extras = {"cmp": f"{method}-{confidence:g}", "boot": str(n_resamples), "ar": str(n_perm), "seed": str(seed),
-              "resample": "document"}
+    extras = {**resampling_fields(confidence, n_resamples, n_perm, seed, method), "resample": "document"}
     return Comparison(evals[0].signature.with_extras(**extras), labels, evals, results, len(den), tuple(notes))
 
 
@@ -156,6 +155,9 @@ def system_names(systems: Sequence[Any], names: Sequence[str] | None) -> tuple[s
     if names is not None:
         if len(names) != len(systems) or len(set(names)) != len(names):
             raise InputError(f"names: {len(systems)} distinct names are needed, one per system")
+        blank = next((k for k, name in enumerate(names) if not str(name).strip()), None)
+        if blank is not None:
+            raise InputError(f"names: system {blank + 1}'s name is empty; give each system a name")
         return tuple(names)
     paths = [_path(s) for s in systems]
     read = [(k, path) for k, path in enumerate(paths) if path is not None]
@@ -184,21 +186,12 @@ def _same_file(a: str, b: str) -> bool:
         return a == b
 
 
-#: The most resamples (and randomizations) of a comparison: each keeps a value per system in memory.
-MAX_RESAMPLES = 1_000_000
-
-
 def _check_options(systems: Sequence[Any], n_resamples: int, confidence: float, method: str, seed: int,
                    n_permutations: int | None) -> None:
     if len(systems) < 2:
         raise InputError("compare needs at least two systems: the baseline and one to compare with it")
-    check_confidence(confidence, SemcerError, " (command line: --confidence)")
-    least = min_resamples(confidence)
-    if not least <= n_resamples <= MAX_RESAMPLES:
-        raise SemcerError(f"n_resamples must be from {least} (each tail of a {100 * confidence:g} % interval holds "
-                          f"one resample) to {MAX_RESAMPLES:,} (command line: --n-resamples), got {n_resamples}")
-    if n_permutations is not None and not 1 <= n_permutations <= MAX_RESAMPLES:
-        raise SemcerError(f"n_permutations must be from 1 to {MAX_RESAMPLES:,}, got {n_permutations}")
+    check_resampling(confidence, n_resamples, n_permutations, error=SemcerError,
+                     names=("n_resamples", "n_permutations"), flags=("--n-resamples", ""), no_intervals=False)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise SemcerError(f"seed must be an integer >= 0 (command line: --seed), got {seed!r}")
     if method not in METHODS:

@@ -86,7 +86,14 @@ from semcer.judges.base import JudgeBase
 from semcer.judges.rubric.classes import edit_class
 from semcer.metrics.signature import MethodSignature, unicode_field
 from semcer.statistics.agreement import MIN_SHARE, Reliability, reader_reliability
-from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS, MIN_USABLE_SHARE, Estimate, check_confidence, guarded
+from semcer.statistics.bootstrap import (
+    MIN_INTERVAL_ITEMS,
+    MIN_USABLE_SHARE,
+    Estimate,
+    check_resampling,
+    guarded,
+    level_field,
+)
 from semcer.statistics.correlation import (
     partial_spearman_within_interval,
     spearman_difference,
@@ -339,7 +346,7 @@ class MetaEvaluation:
             ("columns", ",".join(s["score_columns"]) or "none"), ("bands", ",".join(s["bands"])),
             ("panel", f"{s['min_rater_share']:g}"), ("gap", f"{s['clear_gap']:g}"),
             ("near-miss", s["near_miss_against"]), ("chose", s["chose"]), ("boot", str(s["n_boot"])),
-            ("seed", str(s["seed"])), ("conf", f"{s['confidence']:g}"), ("perm", str(s["n_permutations"])),
+            ("seed", str(s["seed"])), ("conf", level_field(s["confidence"])), ("perm", str(s["n_permutations"])),
             ("unit", s["unit"]), ("policy", f"{s['policy']}#{get_policy(s['policy']).hash}"),
             ("unicode", unicode_field(True, True))))
 
@@ -575,9 +582,7 @@ def _check_options(min_share: float, gap: float, against: str, chose: str, n_boo
                           f"not {against!r} (command line: --near-miss-against)")
     if chose not in ("worse", "better"):
         raise SemcerError(f"the choices name the 'worse' or the 'better' output, not {chose!r} (command line: --chose)")
-    if n_boot < 0 or n_perm < 1:
-        raise SemcerError("bootstrap resamples must be >= 0 and permutations >= 1 (--n-boot, --n-permutations)")
-    check_confidence(confidence, SemcerError, " (command line: --confidence)")
+    check_resampling(confidence, n_boot, n_perm, error=SemcerError)
 
 
 def _judge_names(judges: Sequence[Any]) -> list[str]:

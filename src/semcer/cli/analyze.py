@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from semcer.cli.options import add_input_options, add_judge_options, check_int, judge_from_args, show_progress
+from semcer.cli.options import add_input_options, add_judge_options, check_int, judge_from_args, output_file, show_progress
 
 #: Seeds of the bootstrap: what numpy's generators take.
 SEED_MAX = 2**32 - 1
@@ -51,13 +51,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-letter-errors", type=int, default=30, metavar="N", dest="min_letter_errors",
                    help="real words: show a share only with at least N letter errors (default: %(default)s)")
     p.add_argument("--n-boot", type=int, default=1000, metavar="N", dest="n_boot",
-                   help="bootstrap resamples (default: %(default)s; 0: no intervals)")
+                   help="bootstrap resamples (default: %(default)s; 0: no intervals; else from 2 / (1 - confidence), "
+                   "40 at 95%%, so that each tail holds one, to 1,000,000)")
     p.add_argument("--n-permutations", type=int, default=10_000, metavar="N", dest="n_permutations",
-                   help="sign flips of the equal-count p-values (default: %(default)s)")
+                   help="sign flips of the equal-count p-values (default: %(default)s; from 1 / (1 - confidence) - 1, "
+                   "19 at 95%%, so that p can reach 1 - confidence, to 1,000,000)")
     p.add_argument("--seed", type=int, default=0, help=f"bootstrap seed, 0 to {SEED_MAX} (default: %(default)s)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the tables")
-    p.add_argument("--output", "-o", metavar="FILE", help="write to FILE (atomically) instead of standard output")
+    p.add_argument("--output", "-o", metavar="FILE", type=output_file,
+                   help="write to FILE (atomically) instead of standard output (- is standard output)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     add_judge_options(p)
     p.set_defaults(func=run)
@@ -66,13 +69,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from semcer.api.analysis import analyze
     from semcer.cli.common import batch_work, check_paths, load_collections
+    from semcer.errors import SemcerError
     from semcer.io.json import dumps, emit
     from semcer.reports.meta import render_analysis
+    from semcer.statistics.bootstrap import check_resampling
 
     check_int(args, "max_edits", 0, meaning=" (0: every line)")
     check_int(args, "min_letter_errors", 0)
-    check_int(args, "n_boot", 0, meaning=" (0: no intervals)")
-    check_int(args, "n_permutations", 1)
+    check_resampling(args.confidence, args.n_boot, args.n_permutations, error=SemcerError)  # before any work
     check_int(args, "seed", 0, SEED_MAX)
     check_paths(args, {"REFS": args.refs, **{f"SYS{k + 1}": h for k, h in enumerate(args.hyps)}})
     names = args.names.split(",") if args.names else None  # None: the paths (semcer.api.comparison.system_names)

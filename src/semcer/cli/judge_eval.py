@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 
 from semcer.cli.common import check_paths
-from semcer.cli.options import add_judge_options, check_int, judge_from_args
+from semcer.cli.options import add_judge_options, check_int, judge_from_args, output_file
 from semcer.judges.distribution import SEVERITY_TOLERANCE
 
 #: Seeds of the bootstrap: what numpy's generators take, and JSON keeps exactly.
 SEED_MAX = 2**32 - 1
+#: The level of judge-eval's intervals (it has no --confidence).
+CONFIDENCE = 0.95
 
 HELP = f"""\
 Measure a judge against labelled edits (the JSONL format of data/severity/: one grapheme edit per
@@ -44,35 +46,39 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("labelled", metavar="LABELS", help="labelled edits, JSONL (see data/severity/README.md)")
     p.add_argument("--by", choices=("lang", "class"), default="lang", help="grouping of the table (default: %(default)s)")
     p.add_argument("--n-boot", type=int, default=1000, metavar="N",
-                   help="bootstrap resamples (default: %(default)s; 0: no intervals, the point estimates only)")
+                   help="bootstrap resamples (default: %(default)s; 0: no intervals, the point estimates only; else "
+                   "from 40, so that each tail of a 95%% interval holds one, to 1,000,000)")
     p.add_argument("--seed", type=int, default=0, help=f"bootstrap seed, 0 to {SEED_MAX} (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
-    p.add_argument("--output", "-o", metavar="FILE", help="write to FILE (atomically) instead of standard output")
+    p.add_argument("--output", "-o", metavar="FILE", type=output_file,
+                   help="write to FILE (atomically) instead of standard output (- is standard output)")
     add_judge_options(p, store_help="judged-edit store to reuse (useful for slow judges)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from semcer.api.evaluation import opened_store
+    from semcer.errors import SemcerError
     from semcer.io.json import dumps, emit
     from semcer.io.labels import load_labelled  # scipy: imported only by the commands that need it
+    from semcer.reports.meta import resampling_line
     from semcer.reports.text import render_judge_eval
+    from semcer.statistics.bootstrap import check_resampling
     from semcer.statistics.judge_eval import DEFAULT_POOLS, evaluate_judge
     from semcer.store.cached import judge_cached
 
-    check_int(args, "n_boot", 0, meaning=" (0: no intervals)")
+    check_resampling(CONFIDENCE, args.n_boot, error=SemcerError)  # before any judge loads
     check_int(args, "seed", 0, SEED_MAX)
     check_paths(args, {"LABELS": args.labelled})  # before any work
     contexts, labels = load_labelled(args.labelled)
     with judge_from_args(args) as judge, opened_store(args.store) as store:  # a failed run leaves no new empty store
         judgements, _ = judge_cached(judge, contexts, store, batch_size=judge.preferred_batch_size)
     report = evaluate_judge(judgements, labels, langs=[c.lang for c in contexts], n_boot=args.n_boot, seed=args.seed,
-                            pools=DEFAULT_POOLS)
+                            confidence=CONFIDENCE, pools=DEFAULT_POOLS)
     if args.json:
         emit(dumps(report.to_dict(judge.identity, str(args.labelled))), args.output)
     else:
-        boot = (f"{report.n_boot} bootstrap resamples, 95% intervals" if report.n_boot
-                else "no bootstrap intervals (--n-boot 0)")
+        boot = resampling_line(report.n_boot, report.confidence, report.seed)
         head = (f"judge {judge.identity} on {args.labelled} ({len(labels)} edits; {boot}; "
                 "clear pairs: label gap >= 0.5, ties count as misses)\n")
         extra = f"\n{report.n_failed} edit(s) the judge failed on are left out." if report.n_failed else ""

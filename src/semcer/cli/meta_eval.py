@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from semcer.cli.options import LLM_ARGS, add_judge_options, check_int, judge_from_args
+from semcer.cli.options import LLM_ARGS, add_judge_options, check_int, judge_from_args, output_file
 
 #: Seeds of the bootstrap: what numpy's generators take.
 SEED_MAX = 2**32 - 1
@@ -108,13 +108,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--policy", default=None, metavar="NAME", help="text policy of semCER on the pairs (default: nfc)")
     p.add_argument("--by-lang", action="store_true", dest="by_lang", help="also every result per language")
     p.add_argument("--n-boot", type=int, default=1000, metavar="N", dest="n_boot",
-                   help="bootstrap resamples (default: %(default)s; 0: no intervals)")
+                   help="bootstrap resamples (default: %(default)s; 0: no intervals; else from 2 / (1 - confidence), "
+                   "40 at 95%%, so that each tail holds one, to 1,000,000)")
     p.add_argument("--n-permutations", type=int, default=10_000, metavar="N", dest="n_permutations",
-                   help="sign flips of the margins' p-values (default: %(default)s)")
+                   help="sign flips of the margins' p-values (default: %(default)s; from 1 / (1 - confidence) - 1, "
+                   "19 at 95%%, so that p can reach 1 - confidence, to 1,000,000)")
     p.add_argument("--seed", type=int, default=0, help=f"bootstrap seed, 0 to {SEED_MAX} (default: %(default)s)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the tables")
-    p.add_argument("--output", "-o", metavar="FILE", help="write to FILE (atomically) instead of standard output")
+    p.add_argument("--output", "-o", metavar="FILE", type=output_file,
+                   help="write to FILE (atomically) instead of standard output (- is standard output)")
     add_judge_options(p, default_judge=None, store_help="judged-edit store to reuse (useful for slow judges)")
     p.add_argument("--judge", metavar="NAME", action="append", dest="judge",
                    help="judge scoring the items and the pairs (repeatable; default: compact unless --score-column "
@@ -147,11 +150,12 @@ def _judges(args: argparse.Namespace) -> list:
 def run(args: argparse.Namespace) -> int:
     from semcer.api.meta import meta_eval
     from semcer.cli.common import check_paths
+    from semcer.errors import SemcerError
     from semcer.io.json import dumps, emit
     from semcer.reports.meta import render_meta_eval
+    from semcer.statistics.bootstrap import check_resampling
 
-    check_int(args, "n_boot", 0, meaning=" (0: no intervals)")
-    check_int(args, "n_permutations", 1)
+    check_resampling(args.confidence, args.n_boot, args.n_permutations, error=SemcerError)  # before any judge loads
     check_int(args, "seed", 0, SEED_MAX)
     check_paths(args, {"--ratings": args.ratings, "--items": args.items, "--pairs": args.pairs,
                        "--transcriptions": args.transcriptions})

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from semcer.reports.text import safe, table
-from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS
+from semcer.reports.text import ci, safe, table
+from semcer.statistics.bootstrap import MIN_INTERVAL_ITEMS, level_percent
 
 _DASH = "–"
 
@@ -28,6 +28,14 @@ def _interval(iv: Sequence[float] | None, digits: int = 2, scale: float = 1.0, s
         return ""
     fmt = f"{{:+.{digits}f}}" if sign else f"{{:.{digits}f}}"
     return f"[{fmt.format(scale * iv[0])}, {fmt.format(scale * iv[1])}]"
+
+
+def resampling_line(n_boot: int, confidence: float, seed: int, n_permutations: int | None = None) -> str:
+    """How the intervals and p-values were drawn, as a footer says it (judge-eval, meta-eval,
+    analyze): ``1000 bootstrap resamples, 95% intervals, 10000 permutations, seed 0``."""
+    boot = (f"{n_boot} bootstrap resamples, {level_percent(confidence)} intervals" if n_boot
+            else "no bootstrap intervals (--n-boot 0)")
+    return boot + ("" if n_permutations is None else f", {n_permutations} permutations") + f", seed {seed}"
 
 
 _NO_CI = "(no CI)"
@@ -65,9 +73,7 @@ def _excludes_zero(e: dict[str, Any] | None) -> bool:
 def render_meta_eval(d: dict[str, Any]) -> str:
     """The whole meta-evaluation: rated edits, rated pairs, then each language with ``--by-lang``."""
     s = d["settings"]
-    boot = (f"{s['n_boot']} bootstrap resamples, {100 * s['confidence']:g}% intervals" if s["n_boot"]
-            else "no intervals (--n-boot 0)")
-    parts = [_edits_part(d, s), _pairs_part(d.get("pairs"), s), _transcriptions_part(d.get("transcriptions"))]
+    parts = [_edits_part(d, s), _pairs_part(d.get("pairs"), s), _transcriptions_part(d.get("transcriptions"), s)]
     for lang, sub in (d.get("by_lang") or {}).items():
         parts.append(f"== language {safe(lang)} ==")
         parts += [_edits_part(sub, s), _pairs_part(sub.get("pairs"), s)]
@@ -76,7 +82,8 @@ def render_meta_eval(d: dict[str, Any]) -> str:
         parts.append("judges: " + "; ".join(f"{safe(k)} = {safe(v)}" for k, v in d["judges"].items()))
     parts += [f"note: {safe(n)}" for n in d.get("notes", ())]
     marked = any(_NO_CI in p or "/" + str(s["n_boot"]) + ")" in p for p in parts)
-    parts.append(f"{boot}, seed {s['seed']}" + ("; " + _LEGEND.format(min_items=MIN_INTERVAL_ITEMS) if marked else ""))
+    parts.append(resampling_line(s["n_boot"], s["confidence"], s["seed"], s["n_permutations"])
+                 + ("; " + _LEGEND.format(min_items=MIN_INTERVAL_ITEMS) if marked else ""))
     parts.append(d["levels"])
     parts.append(f"signature: {safe(d['signature'])}")
     return "\n\n".join(parts)
@@ -104,7 +111,8 @@ def _edits_part(d: dict[str, Any], s: dict[str, Any]) -> str:
     if not scorers:
         return "\n".join(lines)
     bands = list(s["bands"])
-    headers = ["scorer", "n", "Spearman [95% CI]", *(f"within {b}" for b in bands), "top 10% [95% CI]", "clear pairs"]
+    level = ci(s["confidence"])
+    headers = ["scorer", "n", f"Spearman {level}", *(f"within {b}" for b in bands), f"top 10% {level}", "clear pairs"]
     rows = []
     ceiling = None
     for name, sc in scorers.items():
@@ -141,7 +149,7 @@ def _led(leads: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
     return out
 
 
-def _transcriptions_part(t: dict[str, Any] | None) -> str:
+def _transcriptions_part(t: dict[str, Any] | None, s: dict[str, Any]) -> str:
     if t is None:
         return ""
     items = t["items"]
@@ -159,7 +167,8 @@ def _transcriptions_part(t: dict[str, Any] | None) -> str:
                      _DASH if diff is None else _est({"value": diff["difference"], "interval": diff["interval"]})
                      .replace(" [", "* [" if sc["significant"] else " [", 1),
                      _DASH if diff is None else _f(sc["p_value_holm"])])
-    headers = ["scorer", "Spearman [95% CI]", f"{safe(against)} minus it [95% CI]" if against else "difference",
+    level = ci(s["confidence"])
+    headers = ["scorer", f"Spearman {level}", f"{safe(against)} minus it {level}" if against else "difference",
                "p (Holm)"]
     lines += ["", table(headers, rows, "llll"),
               "Spearman with the panel's mean rating of each whole output (line CER under each convention, line "
@@ -185,7 +194,7 @@ def _pairs_part(p: dict[str, Any] | None, s: dict[str, Any]) -> str:
     lines += ["", "agreement with the readers' strict majority (a tie counts as a miss):",
               table(headers, rows, "lrr" + "r" * len(scorers))]
     if p["margins"]:
-        mh = ["pool", "semCER", "vs", "margin (points) [95% CI]", "p", "p Holm"]
+        mh = ["pool", "semCER", "vs", f"margin (points) {ci(s['confidence'])}", "p", "p Holm"]
         mr = []
         for m in p["margins"]:
             star = "*" if m["significant"] else ""
@@ -227,7 +236,8 @@ def render_analysis(d: dict[str, Any]) -> str:
                    str(r["letter_errors"])])
     text = (f"letter errors that form another real word, observed / chance (wordfreq Zipf >= {s['known_zipf']:g}; "
             f"chance: the same letter replaced by a random letter of the alphabet)\n"
-            + table(["lang", "system", "observed", "[95% CI]", "chance", "Δ points", "letter errors"], rw, "llrlrrr")
+            + table(["lang", "system", "observed", ci(s["confidence"]), "chance", "Δ points", "letter errors"], rw,
+                    "llrlrrr")
             + f"\n* the interval of observed − chance excludes 0; – fewer than {s['min_letter_errors']} letter errors")
     if d["no_lexicon"]:
         text += "\nno word test: " + "; ".join(f"{safe(m['lang'])} ({safe(m['reason'])})" for m in d["no_lexicon"])
@@ -238,9 +248,11 @@ def render_analysis(d: dict[str, Any]) -> str:
               for r in d["equal_count"]]
         parts.append(f"equal-count contrasts against {safe(d['baseline'])}: mean severity per edit, system minus "
                      f"baseline, on lines where both make the same number of edits ({span})\n"
-                     + table(["lang", "system", "difference", "[95% CI]", "p Holm", "lines", "edits"], ec, "llrlrrr")
+                     + table(["lang", "system", "difference", ci(s["confidence"]), "p Holm", "lines", "edits"], ec,
+                             "llrlrrr")
                      + "\n* survives Holm correction over the (language, system) family")
     parts += [f"note: {safe(n)}" for n in d.get("notes", ())]
+    parts.append(resampling_line(s["n_boot"], s["confidence"], s["seed"], s["n_permutations"]))
     parts.append(f"judge: {safe(d['judge'])}")
     parts.append(f"signature: {safe(d['signature'])}")
     return "\n\n".join(parts)

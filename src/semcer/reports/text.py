@@ -251,12 +251,20 @@ def render_judge_run(s: dict) -> str:
     return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
 
 
+def ci(confidence: float) -> str:
+    """The header of an interval column at ``confidence`` (judge-eval, meta-eval, analyze): ``[95% CI]``."""
+    from semcer.statistics.bootstrap import level_percent  # numpy: not for the commands without intervals
+
+    return f"[{level_percent(confidence)} CI]"
+
+
 def render_judge_eval(report: Any, by: str = "lang") -> str:
     """A Markdown table of a judge evaluation's groups (``by`` = 'lang' or 'class') and the overall row."""
     groups = report.by_lang if by == "lang" else report.by_class
     head = "language" if by == "lang" else "edit class"
+    level = ci(report.confidence)
     rows = [
-        f"| {head} | n | Spearman [95% CI] | clear pairs [95% CI] | pairs | mode acc. | MAE |",
+        f"| {head} | n | Spearman {level} | clear pairs {level} | pairs | mode acc. | MAE |",
         "|---|---:|---|---|---:|---:|---:|",
     ]
     items = sorted(groups.items(), key=lambda kv: (-kv[1].n, kv[0]))

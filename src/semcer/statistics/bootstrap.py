@@ -48,6 +48,92 @@ def check_confidence(confidence: float, error: type[Exception] = ValueError, whe
         raise error(f"confidence must be strictly between 0 and 1{where}, got {confidence}")
 
 
+def level_percent(confidence: float) -> str:
+    """An interval level as headers, footers and messages print it: 0.95 -> ``95%``, 0.999 ->
+    ``99.9%`` (enough digits that two levels never print alike)."""
+    return f"{100 * float(confidence):.10g}%"
+
+
+def level_field(confidence: float) -> str:
+    """An interval level as a signature field holds it: the shortest text that reads back as the
+    same float (``0.95``), so that two levels never sign alike."""
+    return repr(float(confidence))
+
+
+#: The most resamples, and the most permutations, of one run: each keeps a value per statistic in
+#: memory, and more would only take longer (a count beyond it hangs, or overflows numpy).
+MAX_RESAMPLES = 1_000_000
+_REL_TOL = 1e-9  # 1 - confidence carries a rounding error relative to its size
+
+
+def min_resamples(confidence: float) -> int:
+    """The fewest resamples of a ``confidence`` interval: enough for each tail to hold one
+    (``2 / (1 - confidence)``: 40 at 95 %); with fewer the bounds are single resamples."""
+    return math.ceil(2.0 / (1.0 - confidence) * (1.0 - _REL_TOL))
+
+
+def min_permutations(confidence: float) -> int:
+    """The fewest permutations whose p-value, at least ``1 / (1 + n)``, can reach the significance
+    level ``1 - confidence`` (19 at 95 %): with fewer no difference could ever be significant. The
+    smallest ``n`` for which ``1 / (1 + n) <= 1 - confidence`` holds as the significance marks
+    compute it, in floating point."""
+    alpha = 1.0 - confidence
+    n = max(1, math.ceil((1.0 / alpha - 1.0) * (1.0 - _REL_TOL)))
+    while 1.0 / (1.0 + n) > alpha:
+        n += 1
+    return n
+
+
+#: The highest levels the cap allows: for intervals (``min_resamples <= MAX_RESAMPLES``) and for
+#: p-values (``min_permutations <= MAX_RESAMPLES``), as messages print them.
+MAX_INTERVAL_CONFIDENCE = 1.0 - 2.0 / MAX_RESAMPLES
+MAX_TEST_CONFIDENCE = 1.0 - 1.0 / (1.0 + MAX_RESAMPLES)
+
+
+def check_resampling(confidence: float, n_boot: int | None = None, n_permutations: int | None = None, *,
+                     error: type[Exception] = ValueError, names: tuple[str, str] = ("n_boot", "n_permutations"),
+                     flags: tuple[str, str] | None = ("--n-boot", "--n-permutations"),
+                     no_intervals: bool = True) -> None:
+    """The one rule for the options of resampled numbers (compare, analyze, meta-eval, judge-eval).
+
+    ``confidence`` strictly between 0 and 1 (:func:`check_confidence`); ``n_boot`` (when given) from
+    :func:`min_resamples` to :data:`MAX_RESAMPLES`, or 0 where ``no_intervals`` (0: no intervals);
+    ``n_permutations`` (when given) from :func:`min_permutations` to :data:`MAX_RESAMPLES`. A level
+    too high for the cap is named as such. ``names`` and ``flags`` name the two counts in messages
+    (API argument, command-line option; ``flags`` None: no command line).
+    """
+    check_confidence(confidence, error, " (command line: --confidence)" if flags else "")
+    if n_boot is not None and not (no_intervals and n_boot == 0):
+        _check_count(n_boot, min_resamples(confidence), MAX_INTERVAL_CONFIDENCE, confidence, error,
+                     names[0], flags[0] if flags else "", "0 (no intervals) or " if no_intervals else "",
+                     f"so that each tail of a {level_percent(confidence)} interval holds one resample")
+    if n_permutations is not None:
+        _check_count(n_permutations, min_permutations(confidence), MAX_TEST_CONFIDENCE, confidence, error,
+                     names[1], flags[1] if flags else "", "",
+                     f"so that the smallest p-value, 1 / (1 + {names[1]}), can reach 1 - confidence = "
+                     f"{1.0 - confidence:.6g}")
+
+
+def _check_count(n: int, least: int, top: float, confidence: float, error: type[Exception], name: str, flag: str,
+                 zero: str, why: str) -> None:
+    where = f" (command line: {flag})" if flag else ""
+    if least > MAX_RESAMPLES:
+        raise error(f"confidence {confidence} is too high for the cap on {name} ({MAX_RESAMPLES:,}): {least:,} are "
+                    f"needed ({why}); the highest confidence the cap allows is {top:g}"
+                    + (" (command line: --confidence)" if flag else ""))
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not least <= n <= MAX_RESAMPLES:
+        raise error(f"{name} must be {zero}from {least} ({why}) to {MAX_RESAMPLES:,}{where}, got {n}")
+
+
+def resampling_fields(confidence: float, n_boot: int, n_permutations: int, seed: int,
+                      method: str = "percentile") -> dict[str, str]:
+    """The signature fields of numbers with intervals and p-values (compare, analyze): the interval
+    method and level, the bootstrap count, the permutation count, the seed
+    (``cmp:percentile-0.95|boot:1000|ar:10000|seed:0``)."""
+    return {"cmp": f"{method}-{level_field(confidence)}", "boot": str(n_boot), "ar": str(n_permutations),
+            "seed": str(seed)}
+
+
 def resample_counts(idx: np.ndarray, n: int) -> np.ndarray:
     """How often each of ``n`` items appears in each resample of ``idx`` (shape (n_boot, n)), as floats."""
     b = idx.shape[0]

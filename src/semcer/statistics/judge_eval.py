@@ -25,7 +25,15 @@ import numpy as np
 
 from semcer.judges.distribution import Judgement
 from semcer.metrics.signature import MethodSignature, unicode_field
-from semcer.statistics.bootstrap import Estimate, guarded, percentile_estimate, resample_counts
+from semcer.statistics.bootstrap import (
+    Estimate,
+    check_resampling,
+    guarded,
+    level_field,
+    percentile_estimate,
+    resample_counts,
+    resample_index_chunks,
+)
 from semcer.statistics.correlation import spearman_rows
 from semcer.text.script import base_lang
 
@@ -89,7 +97,7 @@ class JudgeEvalReport:
         labels' positions count (graphemes) and the Unicode versions, the semcer version."""
         return MethodSignature("judge", (
             ("judge", judge_identity), ("boot", str(self.n_boot)), ("seed", str(self.seed)),
-            ("conf", f"{self.confidence:g}"), ("gap", f"{CLEAR_GAP:g}"), ("unit", "grapheme"),
+            ("conf", level_field(self.confidence)), ("gap", f"{CLEAR_GAP:g}"), ("unit", "grapheme"),
             ("unicode", unicode_field(True, True))))
 
     def to_dict(self, judge_identity: str, labels: str) -> dict[str, Any]:
@@ -97,7 +105,7 @@ class JudgeEvalReport:
         sig = self.signature(judge_identity)
         return {"signature": str(sig), "signature_fields": sig.fields(),
                 "judge": judge_identity, "labels": labels, "n": self.overall.n + self.n_failed,
-                "n_failed": self.n_failed, "n_boot": self.n_boot, "seed": self.seed,
+                "n_failed": self.n_failed, "n_boot": self.n_boot, "seed": self.seed, "confidence": self.confidence,
                 "overall": _group_dict(self.overall),
                 "by_lang": {k: _group_dict(v) for k, v in self.by_lang.items()},
                 "by_class": {k: _group_dict(v) for k, v in self.by_class.items()},
@@ -147,8 +155,7 @@ def evaluate_judge(
     for name, seq in (("langs", langs), ("classes", classes)):
         if seq is not None and len(seq) != n_all:
             raise ValueError(f"{name} has {len(seq)} entries for {n_all} labels")
-    if n_boot < 0:
-        raise ValueError("n_boot must be >= 0")
+    check_resampling(confidence, n_boot, flags=None)
 
     sev, judge_mode, ok, judge_classes = _judge_arrays(judgements_or_severities)
     if classes is None and any(judge_classes):
@@ -234,14 +241,9 @@ def _group_stats(x: Any, y: Any, hits: Any, n_boot: int, rng: Any, confidence: f
     mae = float(np.mean(np.abs(x - y))) if n else math.nan
     acc = float(np.mean(hits)) if hits is not None and n else math.nan
     if n_boot and n > 1:
-        idx = rng.integers(0, n, size=(n_boot, n))
-        weights = resample_counts(idx, n)
-        b_rho = spearman_rows(x[idx], y[idx])
-        b_share = _weighted_pair_share(conc, pairs, weights)
-        b_mae = weights @ np.abs(x - y) / n
-        b_acc = weights @ hits / n if hits is not None else None
+        b_rho, b_share, b_mae, b_acc = _resampled(x, y, hits, conc, pairs, n_boot, rng)
     else:
-        b_rho = b_share = b_mae = b_acc = None  # type: ignore[assignment]
+        b_rho = b_share = b_mae = b_acc = None
     def est(value: float, boot: Any) -> Estimate:  # no interval on fewer than MIN_INTERVAL_ITEMS edits
         return guarded(percentile_estimate(value, boot, confidence), n)
 
@@ -253,6 +255,20 @@ def _group_stats(x: Any, y: Any, hits: Any, n_boot: int, rng: Any, confidence: f
         mae=est(mae, b_mae),
         mode_accuracy=None if hits is None else est(acc, b_acc),
     )
+
+
+def _resampled(x: Any, y: Any, hits: Any, conc: Any, pairs: Any, n_boot: int, rng: Any) -> tuple[Any, Any, Any, Any]:
+    """Spearman, clear-pair share, MAE and mode accuracy (None without modes) on each of ``n_boot``
+    resamples of the edits, drawn in memory-bounded blocks (:func:`resample_index_chunks`: the
+    resamples of one ``rng.integers(0, n, (n_boot, n))`` draw)."""
+    n = len(x)
+    parts = []
+    for idx in resample_index_chunks(rng, n, n_boot):
+        w = resample_counts(idx, n)
+        parts.append((spearman_rows(x[idx], y[idx]), _weighted_pair_share(conc, pairs, w), w @ np.abs(x - y) / n,
+                      w @ hits / n if hits is not None else np.zeros(len(w))))
+    rho, share, mae, acc = (np.concatenate(column) for column in zip(*parts))
+    return rho, share, mae, acc if hits is not None else None
 
 
 def clear_pair_matrices(x: Any, y: Any, gap: float = CLEAR_GAP) -> tuple[Any, Any]:

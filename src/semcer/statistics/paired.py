@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike
 from semcer.statistics.bootstrap import (
     Estimate,
     bca_estimate,
-    check_confidence,
+    check_resampling,
     chunk_rows,
     guarded,
     percentile_estimate,
@@ -179,17 +179,8 @@ def _check_count(n: int, what: str) -> None:
         raise ValueError(f"the number of {what} must be >= 1, got {n}")
 
 
-def min_resamples(confidence: float) -> int:
-    """The fewest resamples of a ``confidence`` interval: enough for each tail to hold one
-    (``2 / (1 - confidence)``: 40 at 95 %); with fewer the bounds are single resamples."""
-    return math.ceil(2.0 / (1.0 - confidence) - 1e-9)
-
-
 def _check_options(n: int, confidence: float, method: str) -> None:
-    check_confidence(confidence)
-    if n < min_resamples(confidence):
-        raise ValueError(f"{n} resamples are too few for a {100 * confidence:g} % interval: at least "
-                         f"{min_resamples(confidence)} (2 / (1 - confidence)), so that each tail holds one")
+    check_resampling(confidence, n, names=("n_resamples", "n_permutations"), flags=None, no_intervals=False)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
 
