@@ -150,14 +150,14 @@ def test_pairs_status_and_export(scored, tmp_path, capsys):
     assert {r["pair"]: r["choices"] for r in rows} == {k: {"cy": v} for k, v in worse.items()}
     assert {r["ref"] for r in rows} == {"Tấm Cám đi chợ", "total 1,250 EUR"}
     assert main(["meta-eval", "--pairs", str(out / "pairs.jsonl"), "--judge", "rubric", "--n-boot", "0",
-                 "--n-permutations", "10", "--json", "-o", str(tmp_path / "m.json")]) == 0
+                 "--n-permutations", "19", "--json", "-o", str(tmp_path / "m.json")]) == 0
 
 
 def test_serve_checks_before_listening(tmp_path, capsys):
-    from semcer.cli.study import _is_loopback
+    from semcer.study.listen import resolve_host
 
-    assert [_is_loopback(h) for h in ("127.0.0.1", "127.5.0.1", "::1", "[::1]", "localhost")] == [True] * 5
-    assert [_is_loopback(h) for h in ("0.0.0.0", "192.168.1.4", "::", "example.org")] == [False] * 4
+    assert [resolve_host(h).loopback for h in ("127.0.0.1", "127.5.0.1", "::1", "[::1]", "localhost")] == [True] * 5
+    assert [resolve_host(h).loopback for h in ("0.0.0.0", "192.168.1.4", "::")] == [False] * 3
     edits = write_edits(tmp_path / "edits.jsonl")
     assert main(["study", "create", str(tmp_path / "s.study"), "--from", str(edits)]) == 0
     assert main(["study", "serve", str(tmp_path / "s.study"), "--port", "0"]) == 2

@@ -401,6 +401,10 @@ def check_usage(args: argparse.Namespace) -> None:
     for refused, why in USAGE_RULES:
         if refused(args):
             raise SemcerError(why)
+    if getattr(args, "endpoint", None) is not None:  # before the inputs are read, not when the judge is built
+        from semcer.judges.llm.openai_backend import check_endpoint
+
+        check_endpoint(args.endpoint)
     inputs = input_paths(args)
     if getattr(args, "keep_going", False) and inputs and not any(_folder(path) for path, _ in inputs):
         raise SemcerError("--keep-going applies to folders of pages (a malformed page is listed and the others "

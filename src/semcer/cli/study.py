@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
-import socket
 import sys
 from collections import Counter
 from typing import Any
@@ -171,17 +169,11 @@ def _add_reader(args: argparse.Namespace) -> int:
     return 0
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def _serve(args: argparse.Namespace) -> int:
     check_int(args, "port", 1, 65535)
+    from semcer.study.listen import listen, resolve_host
+
+    where = resolve_host(args.host)  # before anything is printed or opened: one line for "", 999.1.1.1, HOST:PORT
     try:
         import starlette  # noqa: F401
         import uvicorn
@@ -193,31 +185,15 @@ def _serve(args: argparse.Namespace) -> int:
     db = StudyDB(args.study)
     if not db.readers():
         raise InputError(f"{args.study}: the study has no reader; add one with semcer study add-reader {args.study} NAME")
-    loopback = _is_loopback(args.host)
-    if not loopback:
+    app = create_app(db, allowed_hosts=where.allowed_hosts())  # reads every item: a damaged study is one line here
+    sock = listen(where, args.port)  # bound here: uvicorn exits with status 3 on a port in use
+    if not where.loopback:
         print(f"WARNING: serving on {args.host}, reachable from other machines over plain HTTP: anyone on the network "
               "can reach the sign-in page (every reader still needs their token). Prefer 127.0.0.1 with an SSH "
               "tunnel, or a TLS proxy.", file=sys.stderr)
-    shown = f"[{args.host}]" if ":" in args.host else args.host
-    hosts = sorted({"127.0.0.1", "localhost", "::1", "[::1]", args.host, shown}) if loopback else None
-    app = create_app(db, allowed_hosts=hosts)
-    sock = _listening(args.host, args.port)  # bound here: uvicorn exits with status 3 on a port in use
-    print(f"serving {args.study} at http://{shown}:{args.port}/ (Ctrl-C stops)", flush=True)
+    print(f"serving {args.study} at http://{where.shown}:{args.port}/ (Ctrl-C stops)", flush=True)
     uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False)).run(sockets=[sock])
     return 0
-
-
-def _listening(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port`` and listening (``socket.create_server``: SO_REUSEADDR, as
-    uvicorn binds), or a one-line error (a port in use, an address this machine does not have)."""
-    try:
-        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-        sock = socket.create_server((host, port), family=family, backlog=2048)
-    except OSError as exc:
-        why = os.strerror(exc.errno) if exc.errno else str(exc)  # create_server adds the address to strerror
-        raise SemcerError(f"cannot listen on {host}:{port}: {why}") from None
-    sock.set_inheritable(True)
-    return sock
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -7,5 +7,6 @@ the ratings for ``semcer meta-eval``.
   reader's schedule (own shuffle, a few repeated items);
 - :mod:`semcer.study.db` is the study file (one SQLite database, WAL, one row per rating);
 - :mod:`semcer.study.export` writes meta-eval's input and the per-reader progress;
-- :mod:`semcer.study.web` is the rating app (Starlette; extra ``semcer[study]``).
+- :mod:`semcer.study.web` is the rating app (Starlette; extra ``semcer[study]``);
+- :mod:`semcer.study.listen` checks and resolves where it listens (``--host``) and binds the socket.
 """

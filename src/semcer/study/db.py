@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from semcer.atomic import atomic_path
-from semcer.errors import InputError, SemcerError, quoted
+from semcer.errors import InputError, SemcerError, first_line, quoted
+from semcer.io.ratings import RatedItem
 from semcer.study.sampling import Slot
 
 FORMAT = "semcer-study/1"
@@ -49,6 +50,55 @@ _SCHEMA = (
     "CREATE TABLE sessions (hash TEXT PRIMARY KEY, reader TEXT NOT NULL REFERENCES readers (name), "
     "csrf TEXT NOT NULL, created REAL NOT NULL)",
 )
+
+
+#: The settings of the meta table that are whole numbers.
+_META_NUMBERS = ("seed", "repeats", "edits", "pairs")
+#: The end of every message about a damaged study file.
+DAMAGED_HINT = "restore the study file from a copy (semcer never writes such a value)"
+#: The text fields of a pair item's data.
+PAIR_FIELDS = ("ref", "a", "b", "lang", "a_system", "b_system")
+
+
+def item_problem(kind: object, data: object, item_id: object = None) -> str:
+    """What is wrong with an item's data, in words ("" when nothing): an edit's must be an edit-list
+    record with its marked pair (keyed by ``item_id``, when given), a pair's an object with the texts
+    of :data:`PAIR_FIELDS`."""
+    if not isinstance(data, dict):
+        return f"its data is {type(data).__name__ if data is not None else 'null'}, not a JSON object"
+    try:
+        json.dumps(data, allow_nan=False)
+    except ValueError:
+        return "its data holds NaN or Infinity, which JSON does not have"
+    if kind == "pair":
+        wrong = [name for name in PAIR_FIELDS if not isinstance(data.get(name), str)]
+        return f"the pair has no text {', '.join(map(repr, wrong))}" if wrong else ""
+    if kind != "edit":
+        return f"its kind is {quoted(kind)}, not 'edit' or 'pair'"
+    if not isinstance(data.get("edit_id"), str):
+        return "the edit has no 'edit_id'"
+    if item_id is not None and data["edit_id"] != item_id:
+        return f"its edit_id {quoted(data['edit_id'])} is not the item's id"
+    try:
+        RatedItem(data["edit_id"], data.get("lang"), data, "@", edit_list=True).context()
+    except InputError as exc:  # "@: 'ref_unit' is missing; a judge needs ...": what is wrong, only
+        return "the edit's " + str(exc).removeprefix("@: ").split("; ")[0]
+    return ""
+
+
+def rating_problem(r: RatingRow) -> str:
+    """What is wrong with a stored rating, in words ("" when nothing)."""
+    if r.rep not in (0, 1) or type(r.rep) is not int:
+        return f"its repeat number is {quoted(r.rep)}, not 0 or 1"
+    if r.verdict not in VERDICTS:
+        return f"its verdict is {quoted(r.verdict)}, not one of {', '.join(VERDICTS)}"
+    if r.level is not None and (type(r.level) is not int or not 0 <= r.level <= 4):
+        return f"its level is {quoted(r.level)}, not 0 to 4"
+    if r.choice not in (None, "a", "b", "equal"):
+        return f"its choice is {quoted(r.choice)}, not a, b or equal"
+    if r.verdict == "rated" and (r.level is None) == (r.choice is None):
+        return "a rating needs exactly one of a level and a choice"
+    return ""
 
 
 def digest(token: str) -> str:
@@ -203,20 +253,44 @@ class StudyDB:
     # -- study -----------------------------------------------------------------------------------
 
     def meta(self) -> dict[str, str]:
+        """The study's settings; the numbers among them (seed, repeats, edits, pairs) checked."""
         with self._connect() as conn:
-            return dict(conn.execute("SELECT name, value FROM meta").fetchall())
+            meta = {str(k): v for k, v in conn.execute("SELECT name, value FROM meta").fetchall()}
+        for name in _META_NUMBERS:
+            value = meta.get(name)
+            if not (isinstance(value, str) and value.isascii() and value.isdigit()):
+                raise InputError(f"{self.path}: the study's {name!r} setting is damaged ({quoted(value)}, not a whole "
+                                 f"number); {DAMAGED_HINT}")
+        return meta
 
     def items(self) -> list[Item]:
+        """Every item, in the order drawn; an InputError naming the first damaged one."""
         with self._connect() as conn:
             rows = conn.execute("SELECT id, kind, lang, stratum, data FROM items ORDER BY rowid").fetchall()
-        return [Item(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+        return [self._item(r) for r in rows]
 
     def item(self, item_id: str) -> Item:
         with self._connect() as conn:
             r = conn.execute("SELECT id, kind, lang, stratum, data FROM items WHERE id = ?", (item_id,)).fetchone()
         if r is None:
             raise InputError(f"{self.path}: no item {quoted(item_id)}")
-        return Item(r[0], r[1], r[2], r[3], json.loads(r[4]))
+        return self._item(r)
+
+    def _item(self, row: Sequence[Any]) -> Item:
+        """An item from its row, its data checked (:func:`item_problem`): a hand-edited or damaged
+        file gives one line naming the study and the item, never a traceback or a half-written export."""
+        item_id, kind, lang, stratum, text = row
+        try:
+            data = json.loads(text) if isinstance(text, (str, bytes)) else None
+        except ValueError as exc:  # JSONDecodeError, or bytes that are not UTF-8
+            problem = f"its data is not valid JSON ({first_line(exc, 120)})"
+        else:
+            problem = item_problem(kind, data, item_id)
+        if not problem and not all(isinstance(v, str) for v in (item_id, lang, stratum)):
+            problem = "its id, language or stratum is not text"
+        if problem or not isinstance(data, dict):  # (data that is no object always has a problem)
+            raise InputError(f"{self.path}: item {quoted(item_id)} is damaged: {problem}; {DAMAGED_HINT}")
+        return Item(item_id, kind, lang, stratum, data)
 
     # -- readers and sessions ----------------------------------------------------------------
 
@@ -295,6 +369,8 @@ class StudyDB:
         keeps its answer unless ``revise`` (then it is updated). True when something was written."""
         if verdict not in VERDICTS:
             raise InputError(f"verdict {verdict!r}: expected one of {', '.join(VERDICTS)}")
+        if verdict == "rated" and (level is None) == (choice is None):
+            raise InputError("a rating takes a level (an edit) or a choice (a pair), exactly one of them")
         now = time.time()
         values = (reader, slot.item, slot.rep, verdict, level, choice, now, now)
         sql = "INSERT INTO ratings (reader, item, rep, verdict, level, choice, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -316,13 +392,19 @@ class StudyDB:
                          (reader, slot.item, slot.rep, time.time(), reader, slot.item, slot.rep))
 
     def ratings(self, reader: str | None = None) -> list[RatingRow]:
+        """The stored ratings (of ``reader``, or all); an InputError naming the first damaged one."""
         sql = "SELECT reader, item, rep, verdict, level, choice, revisions FROM ratings"
         args: tuple[str, ...] = ()
         if reader is not None:
             sql, args = sql + " WHERE reader = ?", (reader,)
         with self._connect() as conn:
-            rows = conn.execute(sql + " ORDER BY reader, created, rowid", args).fetchall()
-        return [RatingRow(*r) for r in rows]
+            rows = [RatingRow(*r) for r in conn.execute(sql + " ORDER BY reader, created, rowid", args).fetchall()]
+        for r in rows:
+            problem = rating_problem(r)
+            if problem:
+                raise InputError(f"{self.path}: the rating of reader {quoted(r.reader)} on item {quoted(r.item)} is "
+                                 f"damaged: {problem}; {DAMAGED_HINT}")
+        return rows
 
     def rating(self, reader: str, slot: Slot) -> RatingRow | None:
         rows = [r for r in self.ratings(reader) if r.item == slot.item and r.rep == slot.rep]

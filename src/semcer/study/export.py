@@ -1,6 +1,7 @@
 """A study's answers for ``semcer meta-eval``, and each reader's progress and self-consistency.
 
-``export`` writes into a folder (each file atomically, only the pools the study has):
+``export`` writes into a folder (only the pools the study has; all files or none, after the whole
+study is read and checked):
 
 - ``ratings.jsonl``: one ``{"item", "rater", "level"}`` per rated edit (the first showing; a
   repeat and a "cannot judge" are not ratings), meta-eval's ``--ratings``;
@@ -14,15 +15,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from semcer.atomic import atomic_write
-from semcer.errors import SemcerError
-from semcer.study.db import Progress, RatingRow, StudyDB
+from semcer.errors import InputError, SemcerError, quoted
+from semcer.study.db import DAMAGED_HINT, Item, Progress, RatingRow, StudyDB
 
 
 @dataclass(frozen=True)
@@ -71,16 +74,27 @@ def _status(p: Progress, mine: dict[tuple[str, int], RatingRow]) -> ReaderStatus
 
 
 def export(db: StudyDB, folder: str | Path) -> dict[str, int]:
-    """Write the export files into ``folder`` (created if needed); returns file name -> records."""
+    """Write the export files into ``folder`` (created if needed); returns file name -> records.
+
+    Everything is read and checked first (a damaged item or rating is one
+    :class:`~semcer.errors.InputError` naming the study and the item, before ``folder`` is touched),
+    then the files are written together: each into a temporary file, all renamed into place only
+    when every one is complete, so a failure leaves the folder as it was."""
     out = Path(folder)
     if out.exists() and not out.is_dir():
         raise SemcerError(f"-o {out}: is a file; give a folder for ratings.jsonl, items.jsonl and pairs.jsonl")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise SemcerError(f"-o {out}: cannot create the folder ({exc.strerror or exc})") from None
+    files = export_records(db)
+    _write_all(out, {name: [_json_line(rec) for rec in records] for name, records in files.items()})
+    return {name: len(records) for name, records in files.items()}
+
+
+def export_records(db: StudyDB) -> dict[str, list[dict[str, Any]]]:
+    """The records of each export file (file name -> records), from a study whose items and ratings
+    are all checked."""
     items = {i.id: i for i in db.items()}
     rows = db.ratings()
+    for r in rows:
+        _check_rating(db, r, items.get(r.item))
     firsts = [r for r in rows if r.rep == 0 and r.verdict == "rated"]
     edits = [r for r in firsts if items[r.item].kind == "edit"]
     files: dict[str, list[dict[str, Any]]] = {}
@@ -95,9 +109,18 @@ def export(db: StudyDB, folder: str | Path) -> dict[str, int]:
         files["pairs.jsonl"] = [_pair_record(i.id, i.data, choices.get(i.id, {}))
                                 for i in items.values() if i.kind == "pair"]
     files["repeats.jsonl"] = _repeats(rows)
-    for name, records in files.items():
-        _write_jsonl(out / name, records)
-    return {name: len(records) for name, records in files.items()}
+    return files
+
+
+def _check_rating(db: StudyDB, r: RatingRow, item: Item | None) -> None:
+    """A rating of an item the study holds, answered as its kind is (a level for an edit, a choice
+    for a pair); one line naming the study, the reader and the item otherwise."""
+    where = f"{db.path}: the rating of reader {quoted(r.reader)} on item {quoted(r.item)}"
+    if item is None:
+        raise InputError(f"{where} names no item of the study; {DAMAGED_HINT}")
+    if r.verdict == "rated" and (r.level is None) != (item.kind == "pair"):
+        wanted = "a choice (a pair)" if item.kind == "pair" else "a level (an edit)"
+        raise InputError(f"{where} is damaged: it needs {wanted}; {DAMAGED_HINT}")
 
 
 def _pair_record(pair_id: str, data: dict[str, Any], choices: dict[str, str]) -> dict[str, Any]:
@@ -116,10 +139,27 @@ def _repeats(rows: Sequence[RatingRow]) -> list[dict[str, Any]]:
     return out
 
 
-def _write_jsonl(path: Path, records: Sequence[dict[str, Any]]) -> None:
+def _json_line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def _write_all(out: Path, files: dict[str, list[str]]) -> None:
+    """Write every file's lines into ``out`` all or nothing (a folder created here is removed
+    again on a failure)."""
+    created = not out.exists()
+    path = out
     try:
-        with atomic_write(path) as fh:
-            for rec in records:
-                fh.write(json.dumps(rec, ensure_ascii=False, allow_nan=False) + "\n")
+        out.mkdir(parents=True, exist_ok=True)
+        with contextlib.ExitStack() as stack:
+            for name, lines in files.items():
+                path = out / name
+                fh = stack.enter_context(atomic_write(path))
+                fh.writelines(lines)
+                fh.flush()
+                os.fsync(fh.fileno())  # a full disk fails here, before any file is renamed into place
     except OSError as exc:
-        raise SemcerError(f"cannot write {path}: {exc.strerror or exc}") from None
+        if created:
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        what = "create the folder" if path == out else f"write {path}"
+        raise SemcerError(f"-o {out}: cannot {what} ({exc.strerror or exc})") from None

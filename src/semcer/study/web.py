@@ -15,6 +15,7 @@ A ``Host`` outside ``allowed_hosts`` is refused (no DNS rebinding onto a loopbac
 from __future__ import annotations
 
 import hmac
+import logging
 import secrets
 from importlib import resources
 from typing import Any
@@ -44,6 +45,7 @@ HEADERS = {"content-security-policy": CSP, "x-content-type-options": "nosniff", 
 SESSION_COOKIE = "semcer_study_session"
 PRE_COOKIE = "semcer_study_csrf"
 MAX_BODY = 16_384
+_log = logging.getLogger("semcer.study")
 
 
 def _static(name: str) -> str:
@@ -247,9 +249,21 @@ def _refused(request: Request, exc: Exception) -> Response:
                         status_code=exc.status)
 
 
+def _damaged(request: Request, exc: Exception) -> Response:
+    """A study file damaged since the app started (an item or a rating the app cannot read): a page
+    that says so, the whole message in the server's log, never a traceback or the file's path."""
+    _log.error("%s", exc)
+    body = ('<p class="error" role="alert">The study file cannot be read (it is damaged); tell whoever runs the '
+            "study.</p>")
+    return HTMLResponse(pages.page("Cannot read the study", body), status_code=500)
+
+
 def create_app(db: StudyDB, *, allowed_hosts: list[str] | None = None, secure_cookies: bool = False) -> Any:
     """The ASGI application over the study ``db``; ``allowed_hosts`` (e.g. ``["127.0.0.1", "localhost"]``)
-    refuses any other ``Host`` header."""
+    refuses any other ``Host`` header. Every item and rating is read once here, so that a damaged
+    study file is one :class:`~semcer.errors.InputError` before the app serves anything."""
+    db.items()
+    db.ratings()
     s = StudyApp(db, secure_cookies=secure_cookies)
     routes = [
         Route("/", s.home), Route("/signin", s.signin_form, methods=["GET"]), Route("/signin", s.signin, methods=["POST"]),
@@ -260,4 +274,5 @@ def create_app(db: StudyDB, *, allowed_hosts: list[str] | None = None, secure_co
     middleware = [Middleware(SecurityHeaders)]
     if allowed_hosts:
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
-    return Starlette(routes=routes, middleware=middleware, exception_handlers={Forbidden: _refused})
+    handlers = {Forbidden: _refused, SemcerError: _damaged}
+    return Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import os
 import random
 import shutil
@@ -89,18 +90,68 @@ class TrainConfig:
     template: str = TEMPLATE
 
     def check(self) -> None:
-        """An InputError naming the first option out of range."""
-        positive = {"max_length": self.max_length, "batch_size": self.batch_size, "eval_batch_size": self.eval_batch_size,
-                    "grad_accum": self.grad_accum, "head_hidden": self.head_hidden}
-        for name, value in positive.items():
-            if value < 1:
-                raise InputError(f"{name} must be at least 1, got {value}")
-        if self.epochs < 0 or self.patience < 1:
-            raise InputError(f"epochs must be ≥ 0 and patience ≥ 1, got {self.epochs} and {self.patience}")
-        if not (self.lr > 0 and self.head_lr > 0 and self.mse_weight >= 0 and 0 <= self.dropout < 1):
-            raise InputError("learning rates must be > 0, mse_weight ≥ 0 and dropout in [0, 1)")
+        """An InputError naming the option out of range (each is checked, and named, on its own)."""
+        for name in ("max_length", "batch_size", "eval_batch_size", "grad_accum", "head_hidden", "patience"):
+            _check_whole(name, getattr(self, name), 1)
+        _check_whole("epochs", self.epochs, 0)
+        for name, rule in _REAL_RULES.items():
+            _check_real(name, getattr(self, name), rule)
         if "{ref}" not in self.template or "{hyp}" not in self.template:
             raise InputError("the template must contain {ref} and {hyp}")
+
+
+#: The real-valued options and their ranges: (words, test). NaN and ±inf fail every test.
+_REAL_RULES: dict[str, tuple[str, Callable[[float], bool]]] = {
+    "lr": ("more than 0", lambda v: v > 0),
+    "head_lr": ("more than 0", lambda v: v > 0),
+    "mse_weight": ("0 or more", lambda v: v >= 0),
+    "dropout": ("at least 0 and less than 1", lambda v: 0 <= v < 1),
+    "val_fraction": ("at least 0 and less than 1", lambda v: 0 <= v < 1),
+    "weight_decay": ("0 or more", lambda v: v >= 0),
+    "warmup_fraction": ("from 0 to 1", lambda v: 0 <= v <= 1),
+    "max_grad_norm": ("0 (no clipping) or more", lambda v: v >= 0),
+}
+#: The options `semcer distill` sets by a flag: a message names the flag too.
+_FLAGS = frozenset({"lr", "head_lr", "mse_weight", "val_fraction", "max_length", "batch_size", "grad_accum",
+                    "epochs", "patience"})
+
+
+def _named(name: str) -> str:
+    """An option as a message names it: ``lr (--lr)``, ``head_lr (--head-lr)``, ``dropout``."""
+    return f"{name} (--{name.replace('_', '-')})" if name in _FLAGS else name
+
+
+def _check_real(name: str, value: Any, rule: tuple[str, Callable[[float], bool]]) -> None:
+    words, test = rule
+    number = not isinstance(value, bool) and isinstance(value, numbers.Real)
+    if not number or not math.isfinite(value) or not test(value):
+        raise InputError(f"{_named(name)} must be a finite number {words}, got {value!r}")
+
+
+def _check_whole(name: str, value: Any, least: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise InputError(f"{_named(name)} must be a whole number at least {least}, got {value!r}")
+
+
+def split_for_training(rows: Sequence[StudentRow], val_fraction: float,
+                       seed: int) -> tuple[list[StudentRow], list[StudentRow], str]:
+    """:func:`~semcer.judges.student.data.split_rows`, refusing first, in words that say so, a
+    fraction that would leave the training split empty (it takes whole lines, or distinct edits)."""
+    if not rows:
+        raise InputError("no judged edits to train on")
+    by_line = all(row.line_id for row in rows)
+    units = len({row.line_id if by_line else (row.lang, row.op, row.marked_ref, row.marked_hyp) for row in rows})
+    n_val = 0 if val_fraction == 0 else max(1, round(val_fraction * units))
+    if n_val >= units and val_fraction > 0:
+        unit = "line" if by_line else "distinct edit"
+        if units == 1:
+            raise InputError(f"--val-fraction {val_fraction:g}: all {len(rows)} judged edits are one {unit}, which the "
+                             "validation split takes whole, leaving nothing to train on; give more data, or "
+                             "--val-fraction 0 (no validation, no early stop)")
+        most = math.floor((units - 1) / units * 1000) / 1000
+        raise InputError(f"--val-fraction {val_fraction:g} holds out all {units} {unit}s of the {len(rows)} judged "
+                         f"edits, leaving none to train on; give at most {most:g}, or 0 (no validation)")
+    return split_rows(rows, val_fraction, seed)
 
 
 @dataclass
@@ -269,7 +320,7 @@ class _Run:
     @classmethod
     def start(cls, rows: Sequence[StudentRow], backbone: str | os.PathLike, out: Path, cfg: TrainConfig, *,
               name: str | None, source: str, progress: Progress | None) -> _Run:
-        train_rows, val_rows, split_unit = split_rows(rows, cfg.val_fraction, cfg.seed)
+        train_rows, val_rows, split_unit = split_for_training(rows, cfg.val_fraction, cfg.seed)
         device = resolve_device(cfg.device)
         model_backbone, tokenizer = load_backbone(backbone)
         if cfg.gradient_checkpointing:

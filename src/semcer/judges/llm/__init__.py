@@ -25,7 +25,7 @@ from semcer.judges.llm.judge import (
     judgement_from,
     label_mass,
 )
-from semcer.judges.llm.openai_backend import OpenAIBackend, OpenAIConfig
+from semcer.judges.llm.openai_backend import OpenAIBackend, OpenAIConfig, check_endpoint
 from semcer.judges.llm.prompt import LABEL_SETS, TEMPLATE_VERSION, Prompt, build_prompt
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "Reading",
     "build_llm_judge",
     "build_prompt",
+    "check_endpoint",
     "is_llm_spec",
     "judgement_from",
     "label_mass",

@@ -46,8 +46,9 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
+from urllib.parse import urlsplit
 
-from semcer.errors import JudgeError
+from semcer.errors import JudgeError, first_line, quoted
 from semcer.judges.base import JudgeSpec, JudgeStats, whole_number
 from semcer.judges.llm.judge import Reading, label_probs_from_top
 from semcer.judges.llm.prompt import Prompt
@@ -121,6 +122,42 @@ def redact(text: str, secret: str | None, limit: int) -> str:
     return result
 
 
+def check_endpoint(endpoint: object) -> None:
+    """Refuse an endpoint the client could not send to, with one :class:`JudgeError` naming
+    ``--endpoint``: a scheme other than http/https, no host, a port outside 1-65535, a query string
+    or fragment (``/chat/completions`` is appended to the path), whitespace or control characters.
+    Checked when the configuration is built, before any request."""
+    problem = _endpoint_problem(endpoint)
+    if problem:
+        raise JudgeError(f"--endpoint {quoted(endpoint)}: {problem}; give the server's base URL, "
+                         "e.g. http://127.0.0.1:8000/v1")
+
+
+def _endpoint_problem(endpoint: object) -> str:
+    """What is wrong with ``endpoint`` as the client's base URL, in words ("" when nothing)."""
+    if not isinstance(endpoint, str):
+        return f"not a URL but {type(endpoint).__name__}"
+    if any(c.isspace() or not c.isprintable() for c in endpoint):
+        return "it holds whitespace or control characters"
+    try:
+        parts = urlsplit(endpoint)
+    except ValueError as exc:  # a broken [IPv6] host
+        return f"not a valid URL ({first_line(exc, 80)})"
+    if parts.scheme not in ("http", "https") or not endpoint.lower().startswith(parts.scheme + "://"):
+        return "the scheme must be http:// or https://"
+    if not parts.hostname:
+        return "no host"
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or over 65535
+        port = 0
+    if port == 0:
+        return f"the port must be a number from 1 to 65535, not {quoted(parts.netloc.rpartition(':')[2])}"
+    if "?" in endpoint or "#" in endpoint:
+        return "a query string or fragment cannot be part of it (/chat/completions is appended to the path)"
+    return ""
+
+
 @dataclass(frozen=True)
 class OpenAIConfig:
     """How to reach an OpenAI-compatible server.
@@ -153,8 +190,7 @@ class OpenAIConfig:
     max_connection_failures: int = DEFAULT_MAX_CONNECTION_FAILURES
 
     def __post_init__(self) -> None:
-        if not isinstance(self.endpoint, str) or not self.endpoint.startswith(("http://", "https://")):
-            raise JudgeError(f"endpoint {self.endpoint!r}: give the server's base URL, e.g. http://127.0.0.1:8000/v1")
+        check_endpoint(self.endpoint)
         if not self.model:
             raise JudgeError("no model name: give the served model's name (--model), as the server lists it at /v1/models")
         self._whole("concurrency", 1)
