@@ -90,6 +90,12 @@ def test_swapped_columns_cost_nothing_on_the_page_score_and_much_on_cer(tmp_path
     out = json.loads(p.stdout)
     assert out["corpus"]["cer"] > 0.4
     assert out["line_assignment"]["rate"] == 0.0 and out["line_assignment"]["pages"] == 1
+    # its own signature: the CER's unit and policy, an empty page charged its output, the corpus sum only
+    cer_fields = out["signature"].split("|")
+    assert out["line_assignment"]["signature"].split("|") == [
+        *cer_fields[:2], "empty:insertions", "agg:corpus", "score:line-assignment", *cer_fields[4:]]
+    text = semcer("cer", str(ref), str(hyp), "--page-score").stdout
+    assert f"page-score signature: {out['line_assignment']['signature']}" in text
     # a real recognition error is still charged by the page score
     _page(hyp, "p1.txt", COLUMN_B + [COLUMN_A[0].replace("neun", "nenn")] + COLUMN_A[1:])
     out = json.loads(semcer("cer", str(ref), str(hyp), "--page-score", "--json").stdout)

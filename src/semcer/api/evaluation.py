@@ -25,7 +25,7 @@ from semcer.io.pairing import Paired, check_unmatched, pair_collections
 from semcer.judges import resolve_judge
 from semcer.judges.base import JudgeBase
 from semcer.metrics.aggregate import aggregate
-from semcer.metrics.fca import LineAssignment, line_assignment_cer
+from semcer.metrics.fca import LineAssignment, line_assignment_cer, page_score_signature
 from semcer.metrics.results import Evaluation, LeftOut, ReadFailure, SkippedElement, Unmatched
 from semcer.metrics.signature import Signature
 from semcer.metrics.wer import WerResult, wer
@@ -342,6 +342,7 @@ class PageScores:
     pages: tuple[LineAssignment, ...]
     unit: str
     policy: str
+    signature: Signature
 
     @property
     def edits(self) -> int:
@@ -357,7 +358,8 @@ class PageScores:
 
     def to_dict(self) -> dict[str, Any]:
         return {"method": "line-assignment CER (lines matched one-to-one by minimum total edit distance, "
-                "unmatched lines charged whole)", "unit": self.unit, "policy": self.policy, "rate": self.rate,
+                "unmatched lines charged whole)", "signature": str(self.signature), "unit": self.unit,
+                "policy": self.policy, "rate": self.rate,
                 "edits": self.edits, "units": self.units, "pages": len(self.pages),
                 "lines_deleted": sum(len(p.deleted) for p in self.pages),
                 "lines_inserted": sum(len(p.inserted) for p in self.pages)}
@@ -368,6 +370,7 @@ def page_scores(references: Any, hypotheses: Any = None, *, unit: Unit = "graphe
     """The reading-order-robust (line-assignment) score of every item of the inputs, each a page whose
     lines are separated by ``\\n``."""
     pol = get_policy(policy)
-    pairs, *_ = _as_pairs(references, hypotheses, None, None, unmatched)
+    pairs, paired, _, reading = _as_pairs(references, hypotheses, None, None, unmatched)
     return PageScores(tuple(p.id for p in pairs),
-                      tuple(line_assignment_cer(p.ref, p.hyp, unit=unit, policy=pol) for p in pairs), unit, pol.name)
+                      tuple(line_assignment_cer(p.ref, p.hyp, unit=unit, policy=pol) for p in pairs), unit, pol.name,
+                      page_score_signature(unit, pol, unmatched=paired.policy, reading=reading))

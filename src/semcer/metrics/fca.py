@@ -42,17 +42,18 @@ line-assignment CER is 4.8 %); a 50,000-character page of 1,000 lines takes 85 m
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
+from semcer.metrics.signature import Signature
 from semcer.text.policy import TextPolicy, get_policy
 from semcer.text.units import Unit, check_unit, segment
 
-__all__ = ["LineAssignment", "LineMatch", "line_assignment_cer"]
+__all__ = ["LineAssignment", "LineMatch", "line_assignment_cer", "page_score_signature"]
 
 
 class LineMatch(NamedTuple):
@@ -107,6 +108,15 @@ def _encode(lines: list[str], unit: Unit, pol: TextPolicy, codes: dict[str, str]
 def _code(k: int) -> str:
     """The k-th code point that is not a surrogate (a bijection of units onto characters)."""
     return chr(k if k < 0xD800 else k + 0x800)
+
+
+def page_score_signature(unit: str, policy: TextPolicy, *, unmatched: str = "error",
+                         reading: Sequence[tuple[str, str]] = ()) -> Signature:
+    """The signature of a corpus of line-assignment scores: the unit and policy of the CER beside
+    it, a page without reference units charged its output (``empty:insertions``), the corpus sum
+    only (``agg:corpus``) and the method (``score:line-assignment``)."""
+    sig = Signature.build(unit, policy, "insertions", unmatched=unmatched, reading=reading)
+    return replace(sig, aggregation="corpus").with_extras(score="line-assignment")
 
 
 def line_assignment_cer(reference: str | Sequence[str], hypothesis: str | Sequence[str], *, unit: Unit = "grapheme",

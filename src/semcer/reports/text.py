@@ -401,4 +401,4 @@ def render_page_scores(ps: Any) -> str:
     return (f"reading-order-robust CER {pct(ps.rate)} ({d['edits']} edits / {d['units']} units over {d['pages']} "
             f"page(s); lines matched one-to-one before alignment, {d['lines_deleted']} reference and "
             f"{d['lines_inserted']} output line(s) unmatched); a much lower value than CER means the errors are "
-            "mostly reading order")
+            f"mostly reading order\npage-score signature: {safe(d['signature'])}")

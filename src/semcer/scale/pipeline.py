@@ -37,7 +37,7 @@ from semcer.io.formats.provenance import Provenance
 from semcer.judges.base import JudgeBase
 from semcer.judges.distribution import Judgement
 from semcer.metrics.aggregate import DocumentFold
-from semcer.metrics.fca import LineAssignment
+from semcer.metrics.fca import LineAssignment, page_score_signature
 from semcer.metrics.results import Evaluation, Unmatched
 from semcer.metrics.signature import Signature
 from semcer.metrics.wer import WerResult, WerTally
@@ -393,6 +393,7 @@ class _Beside:
         self.tally = None if beside.tokenizer is None else WerTally(beside.tokenizer, policy, unmatched=unmatched,
                                                                     reading=reading)
         self.page_score, self.policy, self.unit = beside.page_score, policy, unit
+        self.page_signature = page_score_signature(unit, policy, unmatched=unmatched, reading=reading)
         self.page_ids: list[str] = []
         self.pages: list[LineAssignment] = []
 
@@ -411,7 +412,8 @@ class _Beside:
 
     def results(self) -> tuple[WerResult | None, PageScores | None]:
         wer = None if self.tally is None else self.tally.result()
-        pages = PageScores(tuple(self.page_ids), tuple(self.pages), self.unit, self.policy.name) if self.page_score else None
+        pages = (PageScores(tuple(self.page_ids), tuple(self.pages), self.unit, self.policy.name, self.page_signature)
+                 if self.page_score else None)
         return wer, pages
 
 
