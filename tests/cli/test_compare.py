@@ -168,7 +168,6 @@ def test_one_document_gives_no_interval_and_a_gate_that_cannot_decide(capsys, tm
 
 
 @pytest.mark.parametrize(("option", "message"), [
-    (["--seed=-1"], "seed must be an integer >= 0 (command line: --seed), got -1"),
     (["--n-resamples", "39"], "n_resamples must be from 40 (so that each tail of a 95% interval holds one resample)"),
     (["--n-resamples", "19", "--confidence", "0.9"], "n_resamples must be from 20 (so that each tail of a 90% interval"),
     (["--n-resamples", "1000001"], "to 1,000,000 (command line: --n-resamples), got 1000001"),
@@ -179,3 +178,16 @@ def test_resampling_options_are_checked_before_any_scoring(capsys, forty, option
         code, out, err = _run(capsys, command, forty["ref"], forty["c"], forty["n"], "--no-judge", *option, *more)
         assert code == 2 and out == "" and err.startswith("semcer: error: ") and message in err, (command, err)
     assert not (forty["ref"].parent / "never.html").exists()
+
+
+@pytest.mark.parametrize("command", [["compare", "r", "a", "b"], ["report", "r", "a", "b", "--html", "x.html"],
+                                     ["analyze", "r", "a", "b"], ["judge-eval", "labels.jsonl"],
+                                     ["meta-eval", "--ratings", "r.jsonl"], ["study", "create", "s.study"],
+                                     ["distill", "store.sqlite"]])
+@pytest.mark.parametrize("value", ["-1", "4294967296", "1.5"])
+def test_every_seed_takes_a_whole_number_from_0_to_2_to_the_32_minus_1(capsys, command, value):
+    """numpy's seeds are unsigned 32-bit numbers; compare used to take 2**32 and more."""
+    with pytest.raises(SystemExit) as info:
+        main([*command, "--seed", value])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "argument --seed: must be " in err and "from 0 to 4294967295, got " in err

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import argparse
 
-from semcer.cli.options import add_input_options, add_judge_options, check_int, judge_from_args, output_file, show_progress
+from semcer.cli.options import (
+    SEED_MAX,
+    add_input_options,
+    add_judge_options,
+    check_int,
+    judge_from_args,
+    output_file,
+    seed,
+    show_progress,
+)
 
 #: Seeds of the bootstrap: what numpy's generators take.
-SEED_MAX = 2**32 - 1
 
 HELP = """\
 The semCER paper's analyses of one or more systems on the same references, every edit judged once
@@ -56,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--n-permutations", type=int, default=10_000, metavar="N", dest="n_permutations",
                    help="sign flips of the equal-count p-values (default: %(default)s; from 1 / (1 - confidence) - 1, "
                    "19 at 95%%, so that p can reach 1 - confidence, to 1,000,000)")
-    p.add_argument("--seed", type=int, default=0, help=f"bootstrap seed, 0 to {SEED_MAX} (default: %(default)s)")
+    p.add_argument("--seed", type=seed, default=0, help=f"bootstrap seed, 0 to {SEED_MAX} (default: %(default)s)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the tables")
     p.add_argument("--output", "-o", metavar="FILE", type=output_file,
@@ -77,7 +85,6 @@ def run(args: argparse.Namespace) -> int:
     check_int(args, "max_edits", 0, meaning=" (0: every line)")
     check_int(args, "min_letter_errors", 0)
     check_resampling(args.confidence, args.n_boot, args.n_permutations, error=SemcerError)  # before any work
-    check_int(args, "seed", 0, SEED_MAX)
     check_paths(args, {"REFS": args.refs, **{f"SYS{k + 1}": h for k, h in enumerate(args.hyps)}})
     names = args.names.split(",") if args.names else None  # None: the paths (semcer.api.comparison.system_names)
     refs, systems = load_collections(args)

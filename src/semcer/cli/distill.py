@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from semcer.cli.options import seed
+
 HELP = """\
 Train a transformer student to reproduce a judge: the paper's distilled scorer (Table 14), on any
 local backbone (a causal LM directory saved with save_pretrained, with a fast tokenizer).
@@ -69,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="auto: bf16 autocast on a GPU that supports it, float32 otherwise (default: %(default)s)")
     p.add_argument("--gradient-checkpointing", action="store_true",
                    help="recompute activations in the backward pass: less GPU memory for long pairs, slower steps")
-    p.add_argument("--seed", type=int, default=0, metavar="S",
+    p.add_argument("--seed", type=seed, default=0, metavar="S",
                    help="seed of the split, the head and the order (default: %(default)s)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing student checkpoint in DIR")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")

@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 
 from semcer.cli.common import check_paths
-from semcer.cli.options import add_judge_options, check_int, judge_from_args, output_file
+from semcer.cli.options import SEED_MAX, add_judge_options, judge_from_args, output_file, seed
 from semcer.judges.distribution import SEVERITY_TOLERANCE
 
 #: Seeds of the bootstrap: what numpy's generators take, and JSON keeps exactly.
-SEED_MAX = 2**32 - 1
 #: The level of judge-eval's intervals (it has no --confidence).
 CONFIDENCE = 0.95
 
@@ -48,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--n-boot", type=int, default=1000, metavar="N",
                    help="bootstrap resamples (default: %(default)s; 0: no intervals, the point estimates only; else "
                    "from 40, so that each tail of a 95%% interval holds one, to 1,000,000)")
-    p.add_argument("--seed", type=int, default=0, help=f"bootstrap seed, 0 to {SEED_MAX} (default: %(default)s)")
+    p.add_argument("--seed", type=seed, default=0, help=f"bootstrap seed, 0 to {SEED_MAX} (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
     p.add_argument("--output", "-o", metavar="FILE", type=output_file,
                    help="write to FILE (atomically) instead of standard output (- is standard output)")
@@ -68,7 +67,6 @@ def run(args: argparse.Namespace) -> int:
     from semcer.store.cached import judge_cached
 
     check_resampling(CONFIDENCE, args.n_boot, error=SemcerError)  # before any judge loads
-    check_int(args, "seed", 0, SEED_MAX)
     check_paths(args, {"LABELS": args.labelled})  # before any work
     contexts, labels = load_labelled(args.labelled)
     with judge_from_args(args) as judge, opened_store(args.store) as store:  # a failed run leaves no new empty store

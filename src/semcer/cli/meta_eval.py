@@ -6,10 +6,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 
-from semcer.cli.options import LLM_ARGS, add_judge_options, check_int, judge_from_args, output_file
+from semcer.cli.options import LLM_ARGS, SEED_MAX, add_judge_options, judge_from_args, output_file, seed
 
 #: Seeds of the bootstrap: what numpy's generators take.
-SEED_MAX = 2**32 - 1
 
 HELP = """\
 Measure scores against the people who read the errors, as the semCER paper did: reader ratings of
@@ -113,7 +112,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--n-permutations", type=int, default=10_000, metavar="N", dest="n_permutations",
                    help="sign flips of the margins' p-values (default: %(default)s; from 1 / (1 - confidence) - 1, "
                    "19 at 95%%, so that p can reach 1 - confidence, to 1,000,000)")
-    p.add_argument("--seed", type=int, default=0, help=f"bootstrap seed, 0 to {SEED_MAX} (default: %(default)s)")
+    p.add_argument("--seed", type=seed, default=0, help=f"bootstrap seed, 0 to {SEED_MAX} (default: %(default)s)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the tables")
     p.add_argument("--output", "-o", metavar="FILE", type=output_file,
@@ -156,7 +155,6 @@ def run(args: argparse.Namespace) -> int:
     from semcer.statistics.bootstrap import check_resampling
 
     check_resampling(args.confidence, args.n_boot, args.n_permutations, error=SemcerError)  # before any judge loads
-    check_int(args, "seed", 0, SEED_MAX)
     check_paths(args, {"--ratings": args.ratings, "--items": args.items, "--pairs": args.pairs,
                        "--transcriptions": args.transcriptions})
     with contextlib.ExitStack() as stack:

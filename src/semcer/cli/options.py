@@ -111,6 +111,21 @@ def was_given(args: argparse.Namespace, dest: str) -> bool:
     return dest in getattr(args, GIVEN, ())
 
 
+#: The largest seed (numpy's seeds are unsigned 32-bit numbers): every --seed takes 0 to this.
+SEED_MAX = 2**32 - 1
+
+
+def seed(text: str) -> int:
+    """An argparse type: ``--seed``, a whole number from 0 to :data:`SEED_MAX`."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to {SEED_MAX}, got {text!r}") from None
+    if not 0 <= value <= SEED_MAX:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {SEED_MAX}, got {value}")
+    return value
+
+
 def output_file(text: str) -> str | None:
     """An argparse type: ``-o FILE``, where ``-`` is standard output (None, as when it is left out)."""
     if text == "-":
@@ -289,7 +304,7 @@ def add_comparison_options(p: argparse.ArgumentParser, scope: str = "") -> None:
     p.add_argument("--names", metavar="A,B,...", help="names of the systems, comma-separated (default: the paths)")
     p.add_argument("--n-resamples", type=int, default=10_000, metavar="N", dest="n_resamples", action=StoreGiven,
                    help=f"{scope}bootstrap resamples, and randomizations (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, action=StoreGiven,
+    p.add_argument("--seed", type=seed, default=0, action=StoreGiven,
                    help=f"{scope}seed of the resampling (default: %(default)s)")
     p.add_argument("--confidence", type=float, default=0.95, action=StoreGiven,
                    help=f"{scope}interval level (default: %(default)s)")

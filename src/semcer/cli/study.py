@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from semcer.cli.options import check_int
+from semcer.cli.options import check_int, seed
 from semcer.errors import InputError, SemcerError
 
 _DESCRIPTION = """\
@@ -73,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="-n and --pairs count per language (each language its own pool, as in the paper)")
     c.add_argument("--reader", dest="readers", action="append", default=[], metavar="NAME", help="a reader (repeatable)")
     c.add_argument("--repeats", type=int, default=5, metavar="K", help="items each reader sees twice (default: %(default)s)")
-    c.add_argument("--seed", type=int, default=0, help="seed of the draw and of the shuffles (default: %(default)s)")
+    c.add_argument("--seed", type=seed, default=0, help="seed of the draw and of the shuffles (default: %(default)s)")
     c.set_defaults(func=_create)
     a = sub.add_parser("add-reader", help="add a reader (prints their token)", description="Add a reader to STUDY, "
                        "with their own order of the items; their token is printed once.")
@@ -135,7 +135,6 @@ def _create(args: argparse.Namespace) -> int:
     check_int(args, "n_edits", 0, flag="--edits")
     check_int(args, "n_pairs", 0, flag="--pairs")
     check_int(args, "repeats", 0)
-    check_int(args, "seed", 0, 2**32 - 1)  # as meta-eval's seeds (numpy's seeds are unsigned)
     _check_out(args.out)
     check_options(args.sources, args.pair_sources, args.n_edits, args.n_pairs, args.repeats, args.readers)
     p = plan(args.sources, args.pair_sources, args.n_edits, args.n_pairs, args.seed, args.repeats,
