@@ -213,3 +213,21 @@ def test_the_statistics_refuse_confidence_in_the_same_words():
     ones = np.ones((5, 2))
     with pytest.raises(ValueError, match=r"^confidence must be strictly between 0 and 1, got 0.0$"):
         paired_bootstrap(ones, ones[:, 0], "corpus", confidence=0.0)
+
+
+def test_more_workers_than_cores_is_noted_and_the_result_is_the_same(capsys, monkeypatch):
+    """`--workers 200` on two cores ran 25 times slower with no word; it still runs, and says why it may be slow."""
+    import json
+
+    from helpers import EXAMPLES
+
+    from semcer.cli import main
+    from semcer.scale import executors
+
+    refs, hyps = str(EXAMPLES / "references.jsonl"), str(EXAMPLES / "tess_noisy.jsonl")
+    monkeypatch.setattr(executors, "all_cores", lambda: 1)
+    assert main(["score", refs, hyps, "--json", "-q", "--workers", "2"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ("semcer: note: --workers 2 is more than the 1 core(s) this process may use: the workers "
+                            "share them (the result is the same, only slower than with --workers 1)\n")
+    assert json.loads(captured.out)["corpus"]["edits"] == 818  # the README's figure for the example

@@ -356,6 +356,10 @@ def scale_from_args(args: argparse.Namespace, *, top: int, by_edit: bool, edits:
         from semcer.scale.ray_engine import import_ray
 
         import_ray()
+    elif args.workers is not None and args.workers > all_cores():
+        print(f"semcer: note: --workers {args.workers} is more than the {all_cores()} core(s) this process may use: "
+              "the workers share them (the result is the same, only slower than with "
+              f"--workers {all_cores()})", file=sys.stderr)
     return StreamSettings(chunk_lines=args.chunk_lines, workers=args.workers or all_cores(), engine=args.engine,
                           ray_address=args.ray_address, ray_gpus=args.ray_gpus, top=top, by_edit=by_edit, edits=edits,
                           work_dir=args.work_dir)
