@@ -113,12 +113,13 @@ def test_analyze_signs_how_it_resampled(capsys):
     base = _analysis(capsys, "--n-boot", "40", "--n-permutations", "19")
     fields = base["signature_fields"]
     assert (fields["cmp"], fields["boot"], fields["ar"], fields["seed"]) == ("percentile-0.95", "40", "19", "0")
-    assert "|cmp:percentile-0.95|boot:40|ar:19|seed:0|" in base["signature"]
-    variants = [("--n-boot", "40", "--n-permutations", "19", "--confidence", "0.9"),
+    assert "|maxedits:5|cmp:percentile-0.95|boot:40|ar:19|seed:0|" in base["signature"]  # 5: the default
+    variants = [("--n-boot", "40", "--n-permutations", "19", "--max-edits", "3"),
+                ("--n-boot", "40", "--n-permutations", "19", "--confidence", "0.9"),
                 ("--n-boot", "40", "--n-permutations", "19", "--seed", "1"),
                 ("--n-boot", "41", "--n-permutations", "19"), ("--n-boot", "40", "--n-permutations", "20")]
     signatures = {base["signature"], *(_analysis(capsys, *v)["signature"] for v in variants)}
-    assert len(signatures) == 5  # every setting that changes a number changes the signature
+    assert len(signatures) == 6  # every setting that changes a number changes the signature
     assert _analysis(capsys, "--n-boot", "40", "--n-permutations", "19")["signature"] == base["signature"]
 
 

@@ -197,7 +197,8 @@ def analyze(
     settings = {"max_edits": max_edits, "min_letter_errors": min_letter_errors, "known_zipf": KNOWN_ZIPF,
                 "alphabet_words": ALPHABET_WORDS, "alphabet_min_share": ALPHABET_MIN_SHARE, "n_boot": n_boot,
                 "n_permutations": n_permutations, "seed": seed, "confidence": confidence}
-    signature = evals[0].signature.with_extras(**resampling_fields(confidence, n_boot, n_permutations, seed))
+    signature = evals[0].signature.with_extras(maxedits=str(max_edits or "none"),  # the lines read: 1 to max_edits edits
+                                               **resampling_fields(confidence, n_boot, n_permutations, seed))
     return Analysis(labels, identity, str(signature), _by_class(labels, edits_by_system),
                     _grapheme_load(labels, per_system), real, missing,
                     _equal_count(labels, per_system, n_permutations, boot), lines, settings, tuple(notes))
