@@ -90,8 +90,8 @@ def test_core_requirements_include_what_the_commands_need():
 @pytest.mark.parametrize("args", [
     ("cer", str(EX / "references.jsonl"), str(EX / "tess_noisy.jsonl"), "--json"),
     ("score", str(EX / "references.jsonl"), str(EX / "tess_noisy.jsonl"), "--json", "--store", "s.sqlite"),
-    ("judge-eval", str(ROOT / "data" / "severity" / "dev.jsonl"), "--n-boot", "20", "--json"),
-    ("judge-eval", str(ROOT / "data" / "severity" / "dev.jsonl"), "--judge", "rubric", "--n-boot", "20"),
+    ("judge-eval", str(ROOT / "data" / "severity" / "dev.jsonl"), "--n-boot", "40", "--json"),
+    ("judge-eval", str(ROOT / "data" / "severity" / "dev.jsonl"), "--judge", "rubric", "--n-boot", "40"),
     ("policies",),
     ("--help",),
 ])

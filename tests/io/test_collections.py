@@ -48,7 +48,8 @@ def test_jsonl_int_id_becomes_string(tmp_path):
     ({"id": 1.5, "text": "x"}, "'id' is a number, not a string"),
     ({"id": True, "text": "x"}, "'id' is a boolean"),
     ({"id": "", "text": "x"}, "'id' is empty"),
-    ({"id": "a", "text": None}, "'text' is missing"),
+    ({"id": "a", "text": None}, "'text' is null (id 'a')"),  # present but null: not "missing"
+    ({"id": None, "text": "x"}, "'id' is null; every item needs a string id"),
     ({"id": "a", "text": 3}, "'text' is a number, not a string"),
     ({"id": "a", "text": "x", "doc": 3}, "'doc' must be a string"),
     ({"id": "a", "text": "x", "lang": ["en"]}, "'lang' must be a string"),

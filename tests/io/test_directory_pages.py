@@ -145,7 +145,6 @@ def test_a_single_gzip_page_pairs_with_a_jsonl_reference(tmp_path):
 
 @pytest.mark.parametrize(("first", "second", "body"), [
     ("p1.gt.txt", "p1.txt", "x\n"),
-    ("p1.hocr", "p1.txt", HOCR),
     ("p1.xml", "p1.xml.gz", ALTO),
     ("sub/a.gt.xml", "sub/a.ocr.xml", PAGE),
 ])

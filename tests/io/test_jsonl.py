@@ -46,7 +46,7 @@ def test_labels_with_bom_or_line_separator_are_read_by_every_reader(tmp_path, bo
 @pytest.mark.parametrize("bom,separator", [(True, False), (False, True)])
 def test_judge_eval_cli_reads_them(tmp_path, bom, separator):
     path = _labels_with(tmp_path, bom, separator)
-    p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", str(path), "--judge", "rubric", "--n-boot", "10",
+    p = subprocess.run([sys.executable, "-m", "semcer", "judge-eval", str(path), "--judge", "rubric", "--n-boot", "40",
                         "--json"], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["n"] == 5

@@ -17,7 +17,10 @@ Formats (``format=`` forces one; otherwise it is detected, see below):
 - ``tsv`` / ``csv``: a header row naming at least ``id`` and ``text`` (optional ``doc``,
   ``lang``; other columns are ignored). CSV follows the usual quoting rules (a quoted field may
   hold commas, quotes and newlines). TSV has no quoting and no escapes: every character except tab
-  and newline is literal, so quotes and backslashes in the text survive as they are.
+  and newline is literal, so quotes and backslashes in the text survive as they are. Fields are
+  read as written, except that a header writing spaces after its delimiters (``id, text``) has
+  them skipped in every row too (a quoted field keeps its spaces); a column name with white space
+  before its delimiter (``text ,doc``) is refused, since its values would keep theirs.
   Blank lines are allowed only at the end of the file.
 - ``parquet`` (``.parquet``, ``.pq``, or the ``PAR1`` signature): the rows of a Parquet file's
   ``id`` (string or integer) and ``text`` columns, optional ``doc`` and ``lang``; other columns are
@@ -35,13 +38,18 @@ Formats (``format=`` forces one; otherwise it is detected, see below):
 - ``directory`` (of pages): every ``*.txt`` file and every page file (PAGE-XML, ALTO, hOCR: ``.xml``,
   ``.html``, ``.htm``, ``.xhtml``, ``.hocr``) below the directory, each also gzip-compressed
   (``p001.txt.gz``, ``p1.xml.gz``: decompressed as a single ``.gz`` file is, with its limits);
-  recursively; hidden files and directories, whose name starts with ``.``, are skipped; one page
-  per file. The id of every page is its pairing key (:func:`semcer.io.formats.page_key`): the
-  relative path with ``/`` separators, without ``.gz``, its extension and a ``.gt``/``.ocr``-like
-  marker (``book1/p001`` for ``book1/p001.txt`` and ``book1/p001.gt.txt``, ``p1`` for
-  ``p1.hocr.gz``), so that plain-text ground truth pairs with page files by name; two files with one
-  key are an error naming both. A ``.txt`` page's text is the file content with one trailing line
-  break removed (a ``.txt`` file whose content is PAGE-XML, ALTO or hOCR is read as that page). A
+  recursively, a symbolic link to a folder followed like a folder (a link back to a folder above
+  it, or a second way to one folder, is refused: it would loop or read pages twice; a folder that
+  cannot be listed is an error naming it); hidden files and directories, whose name starts with
+  ``.``, are skipped; one page per file. The id of every page is its pairing key
+  (:func:`semcer.io.formats.page_key`): the relative path with ``/`` separators, without ``.gz``,
+  its extension and a ``.gt``/``.ocr``-like marker (``book1/p001`` for ``book1/p001.txt`` and
+  ``book1/p001.gt.txt``, ``p1`` for ``p1.hocr.gz``), so that plain-text ground truth pairs with
+  page files by name; two files with one key are an error naming both (and, in different formats,
+  saying how to keep one). A file's format is detected as a single file's is (rule 2 below): a
+  ``.txt`` page's text is its lines as the ``text`` format splits them (every ``\\r\\n`` a line
+  break, a final one none) joined with ``\\n`` (a ``.txt`` file whose content is PAGE-XML, ALTO or
+  hOCR is read as that page), and another file that is none of the page formats is an error. A
   file named like a page that cannot be read as one (``p1.xml.bz2``, a broken link) is an error,
   never skipped in silence. **The directory is the document**: the doc of a page is the path of
   the directory that holds it (``book1`` for ``book1/p001.txt``, ``en/book1`` for
@@ -63,12 +71,15 @@ Detection (:func:`detect_format`), in this order; a directory is always ``direct
    named as markup, rule 2). Beyond signatures,
    any NUL byte or invalid UTF-8 is refused with its line and byte offset.
 2. Markup: text whose first non-blank character is ``<`` followed by ``?xml``, ``!DOCTYPE`` or
-   an element name. It is named ``page-xml`` (root ``PcGts`` or the PAGE namespace), ``alto``
-   (root ``alto`` or the ALTO namespace), ``hocr`` (HTML with ``ocr_page``/``ocr_line``/
-   ``ocrx_word`` classes or an ``ocr-system`` meta tag), all three read as pages whatever the file
-   is named; other markup is ``html`` or ``xml`` (any other root), refused as not supported yet
-   (``format="text"`` reads it as plain text anyway), except in a file named ``.txt``, which is
-   text (rule 3: a VLM's ``<think>...</think>``, a line starting with ``<unk>``). A reader
+   an element name, named by its root element and the namespace that element declares
+   (:func:`semcer.io.formats.detect.detect_markup`, the one rule of single files, of a directory's
+   files and of page parsing; text further on is never looked at): ``page-xml`` (root ``PcGts`` or
+   in a PAGE namespace), ``alto`` (root ``alto`` or in an ALTO namespace), ``hocr`` (root ``html``
+   with a tag of an hOCR class, ``ocr_page``/``ocr_line``/``ocrx_word``/..., or an ``ocr-system``
+   meta tag), all three read as pages whatever the file is named; other markup is ``html`` or
+   ``xml`` (any other root), refused as not supported yet (``format="text"`` reads it as plain
+   text anyway), except in a file named ``.txt``, which is text (rule 3: a VLM's
+   ``<think>...</think>``, a line starting with ``<unk>``). A reader
    registered for ``html`` or ``xml`` (:func:`register_reader`) reads it instead.
 3. A known suffix decides between the readable formats: ``.jsonl``/``.ndjson`` → ``jsonl``,
    ``.json`` → ``json`` (but ``jsonl`` when its first line is a whole JSON object: JSON Lines
@@ -99,7 +110,18 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from semcer.errors import InputError, quoted
-from semcer.io.jsonl import MalformedJSON, array_records, binary_format, parse, records, refuse_binary, scan_value
+from semcer.io.formats.detect import PAGE_FORMATS, detect_markup
+from semcer.io.jsonl import (
+    MalformedJSON,
+    array_records,
+    binary_format,
+    parse,
+    records,
+    records_key,
+    refuse_binary,
+    scan_value,
+    single_object,
+)
 from semcer.io.jsonl import decode as _decode
 from semcer.io.jsonl import json_type as _json_type
 from semcer.io.jsonl import lines as _lines
@@ -116,8 +138,6 @@ __all__ = ["FORMATS", "GZIP_LIMIT", "LANGUAGE_TAG", "PAGE_FORMATS", "READERS", "
 FORMATS = ("jsonl", "json", "tsv", "csv", "text", "parquet", "directory")
 #: Formats :func:`detect_format` recognises that have no reader yet, by how a message names them.
 RECOGNISED: dict[str, str] = {"html": "HTML that is not hOCR", "xml": "XML that is not PAGE-XML, ALTO or hOCR"}
-#: The page formats (read by :mod:`semcer.io.formats`, with :class:`PageOptions`).
-PAGE_FORMATS = ("page-xml", "alto", "hocr")
 #: Suffixes of other compressors: a page named like ``p1.xml.bz2`` in a directory is refused, not skipped.
 _OTHER_COMPRESSION = (".bz2", ".xz", ".zst", ".lz4", ".lzma", ".zip", ".7z")
 
@@ -443,39 +463,15 @@ def _array_start(text: str) -> bool:
     return type(value) is dict
 
 
-_MARKUP_START = re.compile(
-    r"(?:\s+|<\?.*?\?>|<!--.*?-->|<!doctype\b[^>\[]*(?:\[.*?\])?\s*>)*<([A-Za-z_][\w.\-]*(?::[A-Za-z_][\w.\-]*)?)",
-    re.S | re.I,
-)
-_HOCR = re.compile(r"""\bocr(?:_page|_line|x_word|_carea|_par)\b|['"]ocr-system['"]""")
-
-
 def _named_markup(text: str, suffix: str) -> str | None:
-    """The markup format of ``text`` as detection names it: a page format whatever the suffix, other
-    markup (HTML, XML) only when the file is not named ``.txt`` (a ``.txt`` file is text:
+    """The markup format of ``text`` as detection names it (:func:`semcer.io.formats.detect.detect_markup`,
+    the one rule of single files and of a directory's files): a page format whatever the suffix,
+    other markup (HTML, XML) only when the file is not named ``.txt`` (a ``.txt`` file is text:
     ``<think>...</think>`` from a VLM, a line starting with ``<unk>`` or ``<script>``)."""
-    markup = _markup(text)
+    markup = detect_markup(text)
     if markup in RECOGNISED and suffix.lower() == ".txt":
         return None
     return markup
-
-
-def _markup(text: str) -> str | None:
-    """The markup format of text starting with ``<`` (see the module rules), or None."""
-    if not text.startswith("<"):
-        return None
-    m = _MARKUP_START.match(text)
-    root = m.group(1) if m else ""
-    if not root and not re.match(r"<(?:\?xml\b|!doctype\b)", text, re.I):
-        return None  # "<3", "< 5": not markup
-    local = root.rpartition(":")[2]
-    if local == "PcGts" or "primaresearch.org/PAGE" in text:
-        return "page-xml"
-    if local.lower() == "alto" or "loc.gov/standards/alto" in text:
-        return "alto"
-    if local.lower() == "html" or re.match(r"(?:<\?.*?\?>\s*)?<!doctype\s+html", text, re.I | re.S):
-        return "hocr" if _HOCR.search(text) else "html"
-    return "xml"
 
 
 def _content_end(lines: list[str], name: str, kind: str) -> int:
@@ -493,14 +489,14 @@ def _content_end(lines: list[str], name: str, kind: str) -> int:
 
 
 def _read_jsonl(text: str, name: str) -> list[Item]:
-    return _items(records(text, name))
+    return _items(records(text, name), name)
 
 
 def _read_json(text: str, name: str) -> list[Item]:
-    return _items(array_records(text, name))
+    return _items(array_records(text, name), name)
 
 
-def _items(values: Iterator[tuple[str, object]]) -> list[Item]:
+def _items(values: Iterator[tuple[str, object]], name: str) -> list[Item]:
     items: list[Item] = []
     append = items.append
     for where, obj in values:
@@ -510,29 +506,37 @@ def _items(values: Iterator[tuple[str, object]]) -> list[Item]:
         if (type(id_) is str and id_ and type(text_) is str
                 and (doc is None or type(doc) is str) and (lang is None or type(lang) is str)):
             append(Item(id_, text_, doc or None, lang or None, where))  # the usual, valid record
+        elif "id" not in obj and "text" not in obj and records_key(obj) is not None:
+            raise InputError(single_object(where, obj, name))  # {"items": [...]} on one line
         else:
-            append(_make_item(id_, text_, doc, lang, where))
+            append(_make_item(id_, text_, doc, lang, where, obj))
     return items
 
 
-def _make_item(id_: object, text: object, doc: object, lang: object, where: str) -> Item:
-    """Validate the fields of one record (from JSON or a table row) and build its Item."""
+def _make_item(id_: object, text: object, doc: object, lang: object, where: str,
+               record: dict | None = None) -> Item:
+    """Validate the fields of one record (from JSON, with its ``record``, or a table row) and build its Item."""
     if type(id_) is int:  # not bool, which is an int subclass
         id_ = str(id_)
     elif type(id_) is not str:
-        got = "missing" if id_ is None else f"{_json_type(id_)}, not a string"
-        raise InputError(f"{where}: 'id' is {got}; every item needs a string id")
+        raise InputError(f"{where}: 'id' is {_got(id_, 'id', record)}; every item needs a string id")
     if not id_:
         raise InputError(f"{where}: 'id' is empty; every item needs a non-empty id")
     if type(text) is not str:
-        got = "missing" if text is None else f"{_json_type(text)}, not a string"
-        raise InputError(f"{where}: 'text' is {got} (id {quoted(id_)}); use \"\" for an empty text")
+        raise InputError(f"{where}: 'text' is {_got(text, 'text', record)} (id {quoted(id_)}); use \"\" for an empty text")
     for key, value in (("doc", doc), ("lang", lang)):
         if value is not None and type(value) is not str:
             raise InputError(
                 f"{where}: {key!r} must be a string or absent, not {_json_type(value)}"
             )
     return Item(id=id_, text=text, doc=doc or None, lang=lang or None, source=where)  # type: ignore[arg-type]
+
+
+def _got(value: object, key: str, record: dict | None) -> str:
+    """How a message names a field that is not a string: missing, null (a JSON record that has the key) or its type."""
+    if value is None:
+        return "null" if record is not None and key in record else "missing"
+    return f"{_json_type(value)}, not a string"
 
 
 def _read_parquet(data: bytes, name: str) -> list[Item]:
@@ -549,12 +553,18 @@ def _read_text(text: str, name: str) -> list[Item]:
 def _read_tsv(text: str, name: str) -> list[Item]:
     lines = _lines(text)
     end = _content_end(lines, name, "TSV")
-    reader = csv.reader(lines[:end], delimiter="\t", quoting=csv.QUOTE_NONE, strict=True)
+    spaced = bool(lines) and any(f.startswith(" ") for f in lines[0].split("\t"))
+    reader = csv.reader(lines[:end], delimiter="\t", quoting=csv.QUOTE_NONE, strict=True, skipinitialspace=spaced)
     return _read_table(_numbered(reader, name), name, "TSV")
 
 
 def _read_csv(text: str, name: str) -> list[Item]:
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        header = next(csv.reader(io.StringIO(text, newline=""), strict=True), [])
+    except csv.Error:
+        header = []  # the read below names the row
+    spaced = any(f.startswith(" ") for f in header)
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True, skipinitialspace=spaced)
     rows = list(_numbered(reader, name))
     while rows and not rows[-1][1]:  # trailing blank lines are allowed
         rows.pop()
@@ -585,26 +595,16 @@ _SHOWN_COLUMNS = 10  # header columns a missing-column error lists
 
 
 def _read_table(rows: Iterator[tuple[int, list[str]]], name: str, kind: str) -> list[Item]:
+    """The items of a table's rows, the first its header. Fields are read as written, except that a
+    header writing spaces after its delimiters (``id, text``) has them skipped in every row too (a
+    quoted field keeps its spaces), so that no value gains a leading space its header lost."""
     first = next(rows, None)
     if first is None:
         return []
-    header = [h.strip() for h in first[1]]
-    col: dict[str, int] = {}
-    for i, h in enumerate(header):
-        if h in col and h in ("id", "text", "doc", "lang"):
-            raise InputError(f"{name}:1: column {quoted(h)} appears twice in the header")
-        col.setdefault(h, i)
-    missing = [c for c in ("id", "text") if c not in col]
-    if missing:
-        more = ", ..." if len(header) > _SHOWN_COLUMNS else ""
-        raise InputError(
-            f"{name}:1: header has no {' or '.join(map(repr, missing))} column "
-            f"(header columns: {', '.join(map(quoted, header[:_SHOWN_COLUMNS]))}{more}); a {kind} file needs a "
-            "header row with at least 'id' and 'text'"
-        )
+    col = _columns(first[1], name, kind)
     i_id, i_text = col["id"], col["text"]
     i_doc, i_lang = col.get("doc"), col.get("lang")
-    width = len(header)
+    width = len(first[1])
     items = []
     for line, row in rows:
         where = f"{name}:{line}"
@@ -614,7 +614,50 @@ def _read_table(rows: Iterator[tuple[int, list[str]]], name: str, kind: str) -> 
         doc = row[i_doc] if i_doc is not None else None
         lang = row[i_lang] if i_lang is not None else None
         items.append(_make_item(row[i_id], row[i_text], doc, lang, where))
+    if not items:
+        raise InputError(f"{name}: no items (a {kind} header and no rows); add one row per item below the header")
     return items
+
+
+def _columns(header: list[str], name: str, kind: str) -> dict[str, int]:
+    """Column name -> position, from a table's header row; the known columns once each, ``id`` and ``text`` present."""
+    col: dict[str, int] = {}
+    for i, h in enumerate(header):
+        if h in col and h in _COLUMNS:
+            raise InputError(f"{name}:1: column {quoted(h)} appears twice in the header")
+        if h != h.strip() and h.strip() in _COLUMNS:
+            raise InputError(f"{name}:1: header column {quoted(h)} has white space around its name; the values are read "
+                             "as written, so theirs would count as text: remove it (spaces after a delimiter alone "
+                             "are skipped, in the header and in every row)")
+        col.setdefault(h, i)
+    missing = [c for c in ("id", "text") if c not in col]
+    if missing:
+        more = ", ..." if len(header) > _SHOWN_COLUMNS else ""
+        raise InputError(
+            f"{name}:1: header has no {' or '.join(map(repr, missing))} column "
+            f"(header columns: {', '.join(map(quoted, header[:_SHOWN_COLUMNS]))}{more}); a {kind} file needs a "
+            f"header row with at least 'id' and 'text'{_delimiter_hint(header, kind)}"
+        )
+    return col
+
+
+_COLUMNS = ("id", "text", "doc", "lang")
+#: Delimiters a table file may use that its format does not, and how a message names them.
+_DELIMITERS = {";": "semicolons", "\t": "tabs", ",": "commas", "|": "vertical bars"}
+
+
+def _delimiter_hint(header: list[str], kind: str) -> str:
+    """Where the header names ``id`` and ``text`` once split on another delimiter (``id;text``), what to do."""
+    line = ("\t" if kind == "TSV" else ",").join(header)
+    found = next((d for d in _DELIMITERS if d in line and {"id", "text"} <= {f.strip() for f in line.split(d)}), None)
+    if found is None:
+        return ""
+    if found == "\t":
+        return "; its fields are separated by tabs: name it .tsv (or pass --format tsv), a .csv file is read with commas"
+    if found == ",":
+        return "; its fields are separated by commas: name it .csv (or pass --format csv), a .tsv file is read with tabs"
+    return (f"; its fields are separated by {_DELIMITERS[found]}: semcer reads .csv files with commas and .tsv files "
+            "with tabs, so save it with one of them (a spreadsheet's CSV export writes commas)")
 
 
 def _page(data: bytes, name: str, fmt: str | None, rel: str, doc: str | None, options: PageOptions
@@ -670,15 +713,56 @@ def _read_directory(root: Path, name: str, options: PageOptions) -> Collection:
 
 
 def parquet_shards(root: Path) -> list[str]:
-    """The Parquet files below root (recursively; hidden ones, and Spark's ``_SUCCESS``/``_metadata``
-    files, whose names start with ``_``, skipped), as sorted relative paths with '/'."""
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not d.startswith((".", "_"))]
-        rel_dir = Path(dirpath).relative_to(root).as_posix()
-        prefix = "" if rel_dir == "." else rel_dir + "/"
-        found += [prefix + f for f in filenames if f.lower().endswith(PARQUET_SUFFIXES) and not f.startswith((".", "_"))]
-    return sorted(found)
+    """The Parquet files below root (recursively, links to folders followed: :func:`_folders`; hidden
+    ones, and Spark's ``_SUCCESS``/``_metadata`` files, whose names start with ``_``, skipped), as
+    sorted relative paths with '/'."""
+    return sorted(prefix + f for _, prefix, files in _folders(root, (".", "_"))
+                  for f in files if f.lower().endswith(PARQUET_SUFFIXES))
+
+
+def _folders(root: Path, skip: tuple[str, ...]) -> Iterator[tuple[str, str, list[str]]]:
+    """``(folder, prefix, file names)`` for ``root`` and every folder below it, ``prefix`` the
+    folder's relative path with ``/`` and a final ``/`` (``""`` for root). Names starting with one of
+    ``skip`` are left out; a symbolic link to a folder is followed, like a folder. A folder that
+    cannot be listed is an error naming it, and so is a folder reached twice: a link back to a
+    folder that holds it would loop, a second way to one folder would read its pages twice."""
+    seen: dict[tuple[int, int], str] = {}
+    stack: list[tuple[str, str, frozenset[tuple[int, int]]]] = [(str(root), "", frozenset())]
+    while stack:
+        path, prefix, above = stack.pop()
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read this folder: {exc.strerror or exc}") from None
+        ident = (st.st_dev, st.st_ino)
+        if ident in above:
+            raise InputError(f"{path}: a link back to {seen[ident]}, a folder that holds it: reading it would loop "
+                             f"forever; remove the link or point it outside {root}")
+        if ident in seen:
+            raise InputError(f"{path}: the same folder as {seen[ident]} (through a symbolic link): its pages would "
+                             "be read twice; remove one of the two")
+        seen[ident] = path
+        files, folders = _listing(path, skip, root)
+        yield path, prefix, files
+        stack += [(os.path.join(path, d), f"{prefix}{d}/", above | {ident}) for d in sorted(folders, reverse=True)]
+
+
+def _listing(path: str, skip: tuple[str, ...], root: Path) -> tuple[list[str], list[str]]:
+    """The names of the files and of the folders (links to folders included) in the folder ``path``."""
+    try:
+        with os.scandir(path) as entries:
+            named = [(e.name, _is_folder(e)) for e in entries if not e.name.startswith(skip)]
+    except OSError as exc:
+        raise InputError(f"{path}: cannot list this folder ({exc.strerror or exc}); give it read and search "
+                         f"permission (chmod u+rx) or move it out of {root}") from None
+    return [n for n, folder in named if not folder], [n for n, folder in named if folder]
+
+
+def _is_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir()  # follows a symbolic link
+    except OSError:  # pragma: no cover - a file whose type cannot be known is read as one, and says why
+        return False
 
 
 def _read_shards(root: Path, name: str, shards: list[str], pages: list[tuple[str, str | None]]) -> Collection:
@@ -698,48 +782,89 @@ def _read_shards(root: Path, name: str, shards: list[str], pages: list[tuple[str
 
 def _check_keys(keyed: list[tuple[str, str]], root: Path, name: str) -> dict[str, str]:
     """Relative path -> key of the pages of a directory; two pages with one key are an error naming both."""
-    from semcer.io.formats.files import same_page_name
-
     first: dict[str, str] = {}
     for rel, key in keyed:
         if key in first:
-            path = str(root.joinpath(*rel.split("/")))
-            raise same_page_name(path, key, str(root.joinpath(*first[key].split("/"))), f"in {name}")
+            raise _same_key(root, name, key, [r for r, k in keyed if k == key])
         first[key] = rel
     return dict(keyed)
 
 
+#: How a same-key message names the format of a page file, by its extension.
+_KINDS = {".txt": "plain text", ".hocr": "hOCR", ".html": "hOCR or HTML", ".htm": "hOCR or HTML",
+          ".xhtml": "hOCR or HTML", ".xml": "PAGE-XML or ALTO"}
+
+
+def _inner(rel: str) -> str:
+    """A file's name without ``.gz``: the name of the page inside."""
+    return rel[:-3] if rel.lower().endswith(".gz") else rel
+
+
+def _kind(rel: str) -> str:
+    return _KINDS.get(Path(_inner(rel)).suffix.lower(), "page")
+
+
+def _same_key(root: Path, name: str, key: str, rels: list[str]) -> InputError:
+    """Two (or more) files of a directory with one key: named as such, or, when their formats differ
+    (an OCR engine's outputs side by side, as Tesseract writes ``p1.txt``, ``p1.hocr``, ``p1.xml``),
+    as one page in several formats with how to keep one of them."""
+    from semcer.io.formats.files import same_page_name
+
+    paths = [str(root.joinpath(*r.split("/"))) for r in rels]
+    kinds = list(dict.fromkeys(map(_kind, rels)))
+    if len(kinds) == 1:
+        return same_page_name(paths[1], key, paths[0], f"in {name}")
+    listed = ", ".join(f"{p} ({_kind(r)})" for p, r in zip(paths, rels))
+    head = (f"{name}: page {key!r} is in {len(rels)} files of different formats: {listed}. A directory holds one file "
+            "per page, and --ref-format/--hyp-format apply to a file, not to a directory's pages: keep one format in "
+            f"{name} and move the others out of it")
+    if "/" in rels[0]:  # in a subfolder: a folder beside it would still be read
+        return InputError(f"{head} (into a folder of their own, outside {name}, with the same subfolders)")
+    folder = str(Path(paths[0]).parent)
+    ext = next(Path(_inner(r)).suffix.lower() for r in rels if _kind(r) != "plain text")
+    moved = f"{os.path.abspath(folder) if Path(folder).name in ('', '..') else folder}-{ext[1:]}"
+    return InputError(f"{head} (to score the {_KINDS[ext]} files: mkdir {moved} && mv {folder}/*{ext} {moved}/, then "
+                      f"give {moved})")
+
+
 def _directory_page(fname: str, rel: str, key: str, options: PageOptions) -> tuple[Any, list[Item]]:
-    """One file of a directory: its page (None for a plain-text page) and its items."""
-    inner = rel[:-3] if rel.lower().endswith(".gz") else rel
+    """One file of a directory: its page (None for a plain-text page) and its items. Its format is
+    detected as a single file's is (:func:`detect_format`): a page format whatever its name, else a
+    ``.txt`` file is a plain-text page and any other file is refused."""
+    inner = _inner(rel)
     suffix = Path(inner).suffix.lower()
     data, _ = _decompressed(_read_bytes(fname, fname), fname, Path(rel).suffix.lower())
     doc = rel.rpartition("/")[0] or None
-    fmt = detect_format(data, suffix) if suffix == ".txt" else None
-    if suffix == ".txt" and fmt not in PAGE_FORMATS:
-        text = _decode(data, fname)
-        if text.endswith("\n"):
-            text = text[:-2] if text.endswith("\r\n") else text[:-1]
-        return None, [Item(id=key, text=text, doc=doc, source=f"{fname}:1")]
-    _, page, found = _page(data, fname, fmt, inner, doc, options)
-    return page, found
+    fmt = detect_format(data, suffix)
+    if fmt in PAGE_FORMATS:
+        _, page, found = _page(data, fname, fmt, inner, doc, options)
+        return page, found
+    if suffix != ".txt":
+        refuse_binary(data, fname)
+        what = _NOT_A_PAGE.get(fmt, _NO_MARKUP) if data.strip() else "the file is empty"
+        raise InputError(f"{fname}: named like a page but not PAGE-XML, ALTO or hOCR ({what}); move it out of the "
+                         "directory, or name it .txt to read it as a plain-text page")
+    text = "\n".join(_lines(_decode(data, fname)))  # every CRLF a line break, a final one none: as every text reader
+    return None, [Item(id=key, text=text, doc=doc, source=f"{fname}:1")]
+
+
+#: Why a file of a directory named like a page is not one, by what detection found.
+_NOT_A_PAGE = {"html": "HTML with no hOCR class (ocr_page, ocr_line, ocrx_word, ...) and no ocr-system meta tag",
+               "xml": "XML whose root element is neither PcGts nor alto, in no PAGE or ALTO namespace"}
+_NO_MARKUP = "it does not start with an XML or HTML element"
 
 
 def _page_files(root: Path) -> list[tuple[str, str | None]]:
-    """The files below root (recursively, hidden ones skipped) that are named like pages, sorted:
-    each relative path (with '/') and None, or why it cannot be read as a page."""
+    """The files below root (recursively, links to folders followed: :func:`_folders`; hidden ones
+    skipped) that are named like pages, sorted: each relative path (with '/') and None, or why it
+    cannot be read as a page."""
     from semcer.io.formats.files import EXTENSIONS
 
     found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        rel_dir = Path(dirpath).relative_to(root).as_posix()
-        prefix = "" if rel_dir == "." else rel_dir + "/"
+    for dirpath, prefix, filenames in _folders(root, (".",)):
         for f in filenames:
             low = f.lower()
             stem, dot, ext = low.rpartition(".")
-            if f.startswith("."):
-                continue
             if low.endswith(EXTENSIONS) or (ext == "gz" and stem.endswith(EXTENSIONS)):
                 regular = os.path.isfile(os.path.join(dirpath, f))
                 found.append((prefix + f, None if regular else "named like a page but not a regular file (a broken "

@@ -21,6 +21,7 @@ import json
 import json.scanner
 import os
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -162,7 +163,7 @@ def parse(line: str, where: str) -> object:
     except RecursionError:
         raise InputError(f"{where}: JSON nested too deeply to read") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
-        raise InputError(f"{where}: unreadable JSON value: {exc}") from None
+        raise unreadable(exc, where) from None
 
 
 def scan_value(text: str, pos: int, where: str) -> tuple[object, int]:
@@ -177,7 +178,22 @@ def scan_value(text: str, pos: int, where: str) -> tuple[object, int]:
     except RecursionError:
         raise InputError(f"{where}: JSON nested too deeply to read") from None
     except ValueError as exc:
-        raise InputError(f"{where}: unreadable JSON value: {exc}") from None
+        raise unreadable(exc, where) from None
+
+
+_DIGITS = re.compile(r"value has (\d+) digits")
+
+
+def unreadable(exc: ValueError, where: str) -> InputError:
+    """The error for a JSON value the parser cannot convert: an integer longer than Python converts
+    (``{"id": 1234...}``, 4,300 digits and more), said for the command line, not as Python's advice
+    to call ``sys.set_int_max_str_digits()``."""
+    m = _DIGITS.search(str(exc))
+    if m is None:  # pragma: no cover - integers are the only values json converts that can fail
+        return InputError(f"{where}: unreadable JSON value: {exc}")
+    return InputError(f"{where}: unreadable JSON value: an integer of {int(m[1]):,} digits, longer than semcer reads "
+                      f"({sys.get_int_max_str_digits():,}); ids must be strings or integers of reasonable size: write "
+                      'a long number as a string ("id": "123...")')
 
 
 def parse_option(text: str, flag: str) -> object:
@@ -270,12 +286,11 @@ def array_records(text: str, name: str) -> Iterator[tuple[str, object]]:
     if text[i : i + 1] != "[":
         if text[i : i + 1] == "{":
             try:
-                parse(text, name)
+                value = parse(text, name)
             except MalformedJSON:
                 pass
             else:
-                raise InputError(f"{at.where(i)}: a single JSON object; a JSON input is an array of objects "
-                                 '([{"id": ..., "text": ...}, ...]); one object per line is JSONL')
+                raise InputError(single_object(at.where(i), value, name))
         raise at.malformed(i, "expected a JSON array '[' of objects (one object per line is JSONL)")
     i = _WS.match(text, i + 1).end()  # type: ignore[union-attr]
     escapes = "\\u" in text
@@ -293,7 +308,7 @@ def array_records(text: str, name: str) -> Iterator[tuple[str, object]]:
             except RecursionError:
                 raise InputError(f"{at.where(start)}: JSON nested too deeply to read") from None
             except ValueError as exc:  # e.g. an integer with more digits than Python converts
-                raise InputError(f"{at.where(start)}: unreadable JSON value: {exc}") from None
+                raise unreadable(exc, at.where(start)) from None
             where = at.where(start)
             if escapes:
                 check_strings(value, where)
@@ -310,6 +325,27 @@ def array_records(text: str, name: str) -> Iterator[tuple[str, object]]:
     end = _WS.match(text, i).end()  # type: ignore[union-attr]
     if end != len(text):
         raise at.malformed(end, "Extra data")
+
+
+def single_object(where: str, value: object, name: str) -> str:
+    """The message for a JSON document that is one object where records were expected (pretty-printed
+    or on one line); where one of its keys holds an array of objects (``{"items": [...]}``), how to
+    take the records out of it."""
+    msg = (f"{where}: a single JSON object; a JSON input is an array of objects "
+           '([{"id": ..., "text": ...}, ...]); one object per line is JSONL')
+    key = records_key(value)
+    if key is None or "'" in key:
+        return msg
+    path = f".{key}" if re.fullmatch(r"[A-Za-z_]\w*", key) else f".[{json.dumps(key)}]"
+    out = Path(name).stem + "-records.jsonl" if name != "<stdin>" else "records.jsonl"
+    return f"{msg}; its {key!r} holds an array of objects: take them out with jq -c '{path}[]' {name} > {out}"
+
+
+def records_key(value: object) -> str | None:
+    """The first key of the object ``value`` that holds a non-empty array of objects, or None."""
+    if type(value) is not dict:
+        return None
+    return next((k for k, v in value.items() if type(v) is list and v and type(v[0]) is dict), None)
 
 
 def read_objects(path: str | os.PathLike[str], what: str = "a JSON object") -> list[tuple[str, dict]]:

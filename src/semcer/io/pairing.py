@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from semcer.alignment.engine import Pair
-from semcer.errors import InputError, quoted
+from semcer.errors import QUOTE_LIMIT, InputError, quoted
 from semcer.io.collections import Collection, Item, check_unique
 from semcer.io.formats.provenance import Provenance, item_origins
 
@@ -73,10 +74,11 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
             lang = _agree(lang, hyp.lang, "lang", ref, hyp, refs, hyps)
         pairs.append(Pair(id_, ref.text, hyp.text, doc or id_, lang))
     if not pairs:
+        why = _layout_hint(refs, hyps) or _forms_hint(only_refs, only_hyps)[0]
         raise InputError(
             f"{refs.path} vs {hyps.path}: no id appears in both references and outputs; "
             f"nothing to score (first reference ids: {_show(only_refs)}; "
-            f"first output ids: {_show(only_hyps)})"
+            f"first output ids: {_show(only_hyps)}){'.' + why if why else ''}"
         )
     prov, reading = _provenance(refs, hyps), reading_fields(refs, hyps)
     if empty:
@@ -163,10 +165,56 @@ def _unmatched_message(refs: Collection, hyps: Collection,
         parts.append(f"{len(only_refs)} reference id(s) have no output ({_show(only_refs)})")
     if only_hyps:
         parts.append(f"{len(only_hyps)} output id(s) have no reference ({_show(only_hyps)})")
+    head = f"{refs.path} vs {hyps.path}: {' and '.join(parts)}."
+    layout = _layout_hint(refs, hyps)
+    if layout:  # dropping would leave nothing to score
+        return head + layout
+    forms, all_forms = _forms_hint(only_refs, only_hyps)
     hint = ""
     if (refs.format == "text") != (hyps.format == "text") and "text" in (refs.format, hyps.format):
         hint = " A plain-text file is line-aligned: its ids are line numbers ('1', '2', ...)."
-    return (
-        f"{refs.path} vs {hyps.path}: {' and '.join(parts)}.{hint} To score only the ids present "
-        "on both sides, pass unmatched='drop' (command line: --unmatched drop)."
-    )
+    drop = "" if all_forms else (" To score only the ids present on both sides, pass unmatched='drop' (command "
+                                 "line: --unmatched drop).")
+    return head + forms + hint + drop
+
+
+def _layout_hint(refs: Collection, hyps: Collection) -> str:
+    """Where one side is a line-aligned text file and the other one page file (``p1.gt.txt`` against
+    ``p1.hocr``): how to read the text file as that page's text (a folder's ``.txt`` file is one page,
+    keyed by its name), or ``""``."""
+    if refs.format == "text" and hyps.single_page:
+        text, page, where, marker = refs, hyps, "gt", ".gt"
+    elif hyps.format == "text" and refs.single_page:
+        text, page, where, marker = hyps, refs, "ocr", ""
+    else:
+        return ""
+    key = next(iter(page.pages))
+    order = (where, page.path) if text is refs else (page.path, where)
+    return (f" {text.path} is read as line-aligned text (one item per line, ids '1', '2', ...) and {page.path} as "
+            f"one page (id {quoted(key)}). To score the text file as the text of that page, put it in a folder of its "
+            f"own under the page's name and give the folder (mkdir {where} && cp {text.path} {where}/{key}{marker}.txt "
+            f"&& semcer cer {order[0]} {order[1]}).")
+
+
+def _forms_hint(only_refs: tuple[str, ...], only_hyps: tuple[str, ...]) -> tuple[str, bool]:
+    """A sentence for ids of the two sides that differ only in Unicode normalisation (``é`` as one
+    code point, NFC, against ``e`` and a combining accent, NFD, as macOS writes file names), or
+    ``""``; and whether that explains every unmatched id."""
+    if not only_refs or not only_hyps:
+        return "", False
+    by_form = {unicodedata.normalize("NFC", i): i for i in only_hyps}
+    same = [(r, by_form[n]) for r in only_refs if (n := unicodedata.normalize("NFC", r)) in by_form]
+    if not same:
+        return "", False
+    r, h = same[0]
+    text = (f" Of these, {len(same)} reference id(s) differ from an output id only in Unicode normalisation (NFC vs "
+            f"NFD): reference {_form(r)} against output {_form(h)}; normalise the ids of one side to the other's "
+            "form (file names: convmv -r --nfc --notest DIR).")
+    return text, len(same) == len(only_refs) == len(only_hyps)
+
+
+def _form(id_: str) -> str:
+    """An id quoted, with its normalisation form and its code points escaped (the two forms look alike)."""
+    form = next((f for f in ("NFC", "NFD") if unicodedata.is_normalized(f, id_)), "neither NFC nor NFD")
+    more = "…" if len(id_) > QUOTE_LIMIT else ""
+    return f"{quoted(id_)} ({form}: {id_[:QUOTE_LIMIT]!a}{more})"
