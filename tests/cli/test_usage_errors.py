@@ -156,6 +156,16 @@ def test_lang_must_be_a_language_tag(command, tag, capsys):
                                        f"(see `semcer {command} --help`)\n")
 
 
+@pytest.mark.parametrize("tag", ["de", "zh-CN", "zh_CN", "sr-Latn-RS", "x-private", "i-klingon", "und"])
+def test_lang_takes_bcp_47_tags_private_use_included(tag):
+    from semcer.cli import build_parser
+    from semcer.cli.options import check_usage
+
+    args = build_parser().parse_args(["cer", "r.jsonl", "h.jsonl", "--lang", tag])
+    check_usage(args)
+    assert args.lang == tag
+
+
 LLM = ["--judge", "llm", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m"]
 
 

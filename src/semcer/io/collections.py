@@ -306,9 +306,9 @@ def _collection(items: list[Item], name: str, fmt: str) -> Collection:
 
 
 #: A language tag's shape: BCP 47 (RFC 5646: a 2-3 letter language, then subtags of 1-8 letters or
-#: digits joined by ``-``), or a POSIX locale name's (``zh_CN``, joined by ``_``). Whether the
-#: language exists is the judges' business, not the syntax's.
-LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*")
+#: digits joined by ``-``; or a private-use ``x-…`` or grandfathered ``i-…`` tag), or a POSIX locale
+#: name's (``zh_CN``, joined by ``_``). Whether the language exists is the judges' business, not the syntax's.
+LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*|[XxIi](?:-[A-Za-z0-9]{1,8})+")
 
 
 def language_error(value: object, where: str) -> InputError:
