@@ -50,3 +50,21 @@ def test_judge_eval_table_by_language_and_class():
     assert md.splitlines()[0].startswith("| language |")
     by_class = render_judge_eval(report, by="class")
     assert by_class.splitlines()[0].startswith("| edit class |") and "| letter | 150 |" in by_class
+
+
+def test_lines_the_offline_judge_reads_without_a_word_list_are_noted():
+    """A line without a language, or in one wordfreq has no list for, is judged without knowing which
+    words are words: said under the table, never silently."""
+    import semcer
+    from semcer.reports.text import render_evaluation
+
+    refs, hyps = ["the cat sat", "der Hund", "abc def", "ghi jkl", "mno"], ["the cat sad", "der Hunt", "abd def",
+                                                                          "ghi jkm", "mnp"]
+    langs = ["en", "de", "xx", "xx", None]
+    judged = render_evaluation(semcer.evaluate(refs, hyps, langs=langs, judge="compact"))
+    notes = [line for line in judged.splitlines() if line.startswith("note:")]
+    assert notes == ["note: 1 line(s) name no language (give lang in the inputs, or --lang); the judge has no word "
+                     "list for xx (2): their edits are judged without knowing which words are words"]
+    assert "note:" not in render_evaluation(semcer.evaluate(refs, hyps, langs=langs))  # CER only: no judge
+    named = render_evaluation(semcer.evaluate(refs[:2], hyps[:2], langs=langs[:2], judge="compact"))
+    assert "note:" not in named  # English and German have their lists

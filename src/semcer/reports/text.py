@@ -124,7 +124,7 @@ def render_evaluation(result: Any, *, refs: str = "", hyps: str = "", max_docs: 
     notes = []
     if not show_docs and n_docs > max_docs:
         notes.append(f"{n_docs} documents: the per-document table is left out above {max_docs} (--by doc shows it)")
-    notes += input_notes(result)
+    notes += input_notes(result) + lexicon_notes(result)
     if notes:
         parts.append("\n" + "\n".join(f"note: {n}" for n in notes))
     parts.append(f"\nsignature: {safe(result.signature)}")
@@ -151,6 +151,34 @@ def input_notes(result: Any, unmatched: str | None = None) -> list[str]:
         notes.append(f"{len(u.empty_hyps)} reference(s) without an output scored against an empty output "
                      "(--unmatched empty)")
     return notes + left_out_notes(getattr(result, "left_out", None))
+
+
+#: The judges that read words through wordfreq's lists (their identities' start).
+_LEXICON_JUDGES = ("compact-", "rubric-")
+
+
+def lexicon_notes(result: Any) -> list[str]:
+    """A note on the lines an offline judge read without a word list: those that name no language
+    and those of a language it has no list for (their edits are judged without knowing which words
+    are words, so a real-word error looks like any other)."""
+    judge = getattr(result.signature, "judge", None) or ""
+    if not judge.startswith(_LEXICON_JUDGES):
+        return []
+    from collections import Counter
+
+    from semcer.judges.rubric.lexicon import lexicon_lang
+
+    counts: Counter[str] = Counter(line.lang or "" for line in result.lines)
+    unnamed = counts.pop("", 0)
+    missing = {lang: n for lang, n in sorted(counts.items()) if lexicon_lang(lang) is None}
+    parts = [f"{unnamed} line(s) name no language (give lang in the inputs, or --lang)"] if unnamed else []
+    if missing:
+        shown = ", ".join(f"{safe(lang)} ({n})" for lang, n in list(missing.items())[:_SHOWN_LEFT_OUT])
+        more = f" and {len(missing) - _SHOWN_LEFT_OUT} more" if len(missing) > _SHOWN_LEFT_OUT else ""
+        parts.append(f"the judge has no word list for {shown}{more}")
+    if not parts:
+        return []
+    return ["; ".join(parts) + ": their edits are judged without knowing which words are words"]
 
 
 _SHOWN_LEFT_OUT = 3  # how many skipped elements or unreadable files a note names
