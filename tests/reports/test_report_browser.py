@@ -256,3 +256,22 @@ def test_compare_report_in_chromium(inputs, browser, tmp_path):
     assert abs(b0["y"] - b1["y"]) < 1 and b1["x"] > b0["x"]  # side by side on a wide page
     _assert_inert(page, events)
     page.close()
+
+
+def test_invisible_characters_are_shown_escaped_as_in_the_terminal(browser, tmp_path):
+    """Two ids that look the same must not read the same: a zero width space, a byte-order mark, a tag
+    character, the Arabic letter mark and a word joiner are written out (the script's test is built
+    from semcer.reports.text.UNSAFE_RANGES, as the terminal's)."""
+    line_id = "id\u200b\ufeff\U000e0041\u061c\u2060x"
+    shown = "id\\u200b\\ufeff\\U000e0041\\u061c\\u2060x"  # by hand
+    for name, text in (("r", "Total 12 items"), ("h", "Total 13 items")):
+        (tmp_path / f"{name}.jsonl").write_text(json.dumps({"id": line_id, "doc": "d", "lang": "en", "text": text})
+                                                + "\n", encoding="utf-8")
+    report = tmp_path / "report.html"
+    _semcer("report", str(tmp_path / "r.jsonl"), str(tmp_path / "h.jsonl"), "--html", str(report))
+    page, events = _open(browser, report)
+    assert page.locator("span.lid.text").first.text_content() == shown
+    assert events["errors"] == [] and not [c for c in events["console"] if c.startswith("error")]
+    from semcer.reports.text import safe
+
+    assert safe(line_id) == shown

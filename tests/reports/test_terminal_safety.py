@@ -22,7 +22,17 @@ def test_safe_escapes_every_control_and_separator():
 
 
 DRIVERS = {*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029, 0x200E, 0x200F, *range(0x202A, 0x202F),
-           *range(0x2066, 0x206A)}
+           *range(0x2066, 0x206A),
+           # invisible, so that two ids would look the same: ALM, ZWSP, word joiner and invisible operators,
+           # deprecated format characters, BOM, interlinear annotation, tags
+           0x061C, 0x200B, *range(0x2060, 0x2065), *range(0x206A, 0x2070), 0xFEFF, *range(0xFFF9, 0xFFFC),
+           *range(0xE0000, 0xE0080)}
+
+
+def test_zwj_and_zwnj_pass_unchanged():
+    """Emoji sequences and Persian and Indic text need them."""
+    assert safe("👩‍💻 می‌خواهم") == (
+        "👩‍💻 می‌خواهم")
 
 
 @given(st.text())

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from semcer.reports.plots import colour, svg
-from semcer.reports.text import pct, safe
+from semcer.reports.text import UNSAFE_RANGES, pct, safe
 
 #: Severity shades: 21 classes .s0 (severity 0) ... .s20 (severity 1), and .sx (not judged / failed).
 SHADES = 20
@@ -124,13 +124,14 @@ SCRIPT = r"""
   "use strict";
   var D = JSON.parse(document.getElementById("semcer-data").textContent);
   var SYS = D.systems;
-  var UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+  var UNSAFE = /[@UNSAFE@]/gu;
   function safe(s) {
     return String(s).replace(UNSAFE, function (c) {
-      var n = c.charCodeAt(0);
+      var n = c.codePointAt(0);
       if (c === "\n") return "\\n";
       if (c === "\t") return "\\t";
       if (c === "\r") return "\\r";
+      if (n > 0xffff) return "\\U" + ("0000000" + n.toString(16)).slice(-8);
       return n > 255 ? "\\u" + ("000" + n.toString(16)).slice(-4) : "\\x" + ("0" + n.toString(16)).slice(-2);
     });
   }
@@ -383,7 +384,7 @@ SCRIPT = r"""
   target();
   document.documentElement.dataset.ready = "1";
 })();
-"""
+""".replace("@UNSAFE@", "".join(f"\\u{{{lo:x}}}-\\u{{{hi:x}}}" for lo, hi in UNSAFE_RANGES))  # one copy: reports.text
 
 for _text, _end in ((SCRIPT, "</script"), (STYLE, "</style")):
     assert _end not in _text.lower(), "the inline code must not close its own element"

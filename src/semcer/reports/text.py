@@ -14,17 +14,31 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: The code points shown escaped wherever semcer shows text (the terminal, the HTML report's script
+#: builds its own test from these): C0 and C1 controls, line and paragraph separators, bidi marks,
+#: embeddings, overrides and isolates (U+061C, U+200E-F, U+202A-E, U+2066-9), and characters that
+#: are invisible and could make two ids or texts look the same: zero width space, word joiner and
+#: invisible operators, deprecated format characters, the byte-order mark, interlinear annotation
+#: and tag characters. ZWJ and ZWNJ (U+200C-D) are left as they are: emoji and Indic and Persian
+#: text need them.
+UNSAFE_RANGES = ((0x00, 0x1F), (0x7F, 0x9F), (0x061C, 0x061C), (0x200B, 0x200B), (0x200E, 0x200F), (0x2028, 0x202E),
+                 (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0xE0000, 0xE007F))
+_UNSAFE = re.compile("[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in UNSAFE_RANGES) + "]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
+def escaped(char: str) -> str:
+    """How :func:`safe` shows one unsafe character: ``\\n``, ``\\x01``, ``\\u202e`` or ``\\U000e0041``."""
+    n = ord(char)
+    return _NAMED.get(char) or (f"\\x{n:02x}" if n <= 0xFF else f"\\u{n:04x}" if n <= 0xFFFF else f"\\U{n:08x}")
+
+
 def safe(text: object) -> str:
-    """``text`` as a string with every control, separator and bidi-override character escaped."""
+    """``text`` as a string with every character of :data:`UNSAFE_RANGES` escaped (:func:`escaped`)."""
     s = str(text)
     if not _UNSAFE.search(s):
         return s
-    return _UNSAFE.sub(lambda m: _NAMED.get(m.group(), f"\\u{ord(m.group()):04x}" if ord(m.group()) > 0xFF
-                                         else f"\\x{ord(m.group()):02x}"), s)
+    return _UNSAFE.sub(lambda m: escaped(m.group()), s)
 
 
 def pct(x: float | None, digits: int = 2) -> str:
