@@ -241,3 +241,19 @@ def test_more_workers_than_cores_is_noted_and_the_result_is_the_same(capsys, mon
     assert captured.err == ("semcer: note: --workers 2 is more than the 1 core(s) this process may use: the workers "
                             "share them (the result is the same, only slower than with --workers 1)\n")
     assert json.loads(captured.out)["corpus"]["edits"] == 818  # the README's figure for the example
+
+
+def test_a_judge_is_refused_on_code_points_before_any_work(tmp_path, capsys):
+    """The judges lay lines out in graphemes: a code point position on a line with multi-code-point
+    graphemes (Bengali ি, a vowel sign) pointed elsewhere, and the store keyed both units' judgements
+    alike (each run overwrote the other's rows)."""
+    import semcer
+    from semcer.cli import main
+
+    missing = str(tmp_path / "missing.jsonl")
+    assert main(["score", missing, missing, "--unit", "codepoint"]) == 2
+    assert capsys.readouterr().err.startswith("semcer: error: --unit codepoint with a judge: semCER charges grapheme")
+    with pytest.raises(semcer.InputError, match=r"^unit 'codepoint' with a judge: semCER charges grapheme edits"):
+        semcer.evaluate(["কবিতা লিখি"], ["কবিতা লিখী"], langs=["bn"], unit="codepoint", judge="compact")
+    cer = semcer.evaluate(["কবিতা লিখি"], ["কবিতা লিখী"], unit="codepoint")  # CER alone: as before
+    assert cer.corpus.edits == 1 and cer.corpus.units == len("কবিতা লিখি")

@@ -23,7 +23,7 @@ from semcer.io.collections import Collection, first_bad_language, language_error
 from semcer.io.formats.provenance import Provenance
 from semcer.io.pairing import Paired, check_unmatched, pair_collections
 from semcer.judges import resolve_judge
-from semcer.judges.base import JudgeBase
+from semcer.judges.base import JudgeBase, check_judged_unit
 from semcer.metrics.aggregate import aggregate
 from semcer.metrics.fca import LineAssignment, line_assignment_cer, page_score_signature
 from semcer.metrics.results import Evaluation, LeftOut, ReadFailure, SkippedElement, Unmatched
@@ -105,6 +105,8 @@ def evaluate(
     """
     check_unit(unit)
     check_empty_ref(empty_ref)
+    if judge is not None:
+        check_judged_unit(unit)
     if store is not None and judge is None:
         raise InputError("store= keeps judged edits: give a judge too, or leave the store out")
     pol = get_policy(policy)
@@ -299,6 +301,7 @@ def judge_corpus(
     the store are not sent again, and each batch is stored as soon as it is judged, so a killed run
     resumes where it stopped. Returns the run's summary (:func:`semcer.store.judging.run_summary`).
     """
+    check_judged_unit(unit)
     result = evaluate(references, hypotheses, unit=unit, policy=policy, empty_ref=empty_ref, edits=True,
                       progress=progress)
     with opened_judge(judge) as j, opened_store(store) as st:

@@ -399,6 +399,11 @@ USAGE_RULES: tuple[tuple[Callable[[argparse.Namespace], bool], str], ...] = (
      and (any(was_given(a, d) for d in _COMPARISON) or len((getattr(a, "names", None) or "").split(",")) > 1),
      "--names with several names, --n-resamples, --seed, --confidence and --method compare systems: the report of "
      "one system has none of them; give two systems or more, or leave them out"),
+    (lambda a: getattr(a, "unit", "grapheme") != "grapheme" and getattr(a, "judge", None) is not None
+     and not _on(a, "no_judge"),
+     "--unit codepoint with a judge: semCER charges grapheme edits, and the judges read an edit's place in graphemes; "
+     "judge with --unit grapheme (the default), or compute code point CER without a judge (semcer cer --unit "
+     "codepoint, or --no-judge with compare and report)"),
     (lambda a: _on(a, "work_dir") and not _scores_one_system_with_a_judge(a),
      "--work-dir resumes the streamed scoring of one system with a judge; with --no-judge, several systems or "
      "a SCORE.json nothing is streamed: leave it out"),

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Protocol, runtime_checkable
 
 from semcer.alignment.context import DEFAULT_CONTEXT_WINDOW, EditContext
-from semcer.errors import JudgeError, first_line
+from semcer.errors import InputError, JudgeError, first_line
 from semcer.judges.distribution import Distribution, Judgement
 
 
@@ -88,6 +88,17 @@ class JudgeSpec:
         if not isinstance(data, dict) or not isinstance(data.get("name"), str):
             raise JudgeError(f"not a judge spec: {text[:80]!r}")
         return cls(data["name"], dict(data.get("options") or {}))
+
+
+def check_judged_unit(unit: str) -> None:
+    """Refuse to judge edits of any unit but graphemes: semCER charges grapheme edits, and the
+    judges lay a line out in graphemes and read an edit's positions there (a code point index on a
+    line with multi-code-point graphemes points elsewhere), and a store keys an edit by its content,
+    not its unit."""
+    if unit != "grapheme":
+        raise InputError(f"unit {unit!r} with a judge: semCER charges grapheme edits, and the judges read an edit's "
+                         "place in graphemes; judge with unit 'grapheme' (the default), or compute code point CER "
+                         "without a judge (`semcer cer --unit codepoint`, or judge=None)")
 
 
 def whole_number(name: str, value: Any, least: int, most: int | None = None, unit: str = "") -> int:

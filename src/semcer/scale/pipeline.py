@@ -34,7 +34,7 @@ from semcer.api.evaluation import PageScores, opened_judge, opened_store
 from semcer.api.report import EditDigest
 from semcer.errors import InputError, SemcerError
 from semcer.io.formats.provenance import Provenance
-from semcer.judges.base import JudgeBase
+from semcer.judges.base import JudgeBase, check_judged_unit
 from semcer.judges.distribution import Judgement
 from semcer.metrics.aggregate import DocumentFold
 from semcer.metrics.fca import LineAssignment, page_score_signature
@@ -110,6 +110,7 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
     ``before_edits(result)`` is called with the result before the edit list is written (so that a
     caller can emit the score first: a failing edit list cannot lose it)."""
     check_unit(unit)
+    check_judged_unit(unit)
     check_empty_ref(empty_ref)
     if settings.engine not in ENGINES:
         raise SemcerError(f"unknown engine {settings.engine!r}; choose one of: {', '.join(ENGINES)}")
