@@ -94,8 +94,13 @@ def test_headers_on_every_response(app):
 
 
 def _page_of(c, db, reader, edit_id):
+    """The page of an item's first showing, reached as the reader reaches it: the slots before it answered."""
     pos = next(p for p, (item, rep) in enumerate(_slots(db, reader)) if item == edit_id and rep == 0)
-    return c.get(f"/rate?pos={pos}").text
+    while (found := db.next_slot(reader))[0] != pos:
+        db.rate(reader, found[1], level=1)
+    page = c.get(f"/rate?pos={pos}")
+    assert page.status_code == 200
+    return page.text
 
 
 def _slots(db, reader):
@@ -158,3 +163,66 @@ def test_host_header_checked(tmp_path, app):
     assert c.get("/signin").status_code == 400
     assert TestClient(create_app(db, allowed_hosts=["127.0.0.1"]), base_url="http://127.0.0.1:8765").get(
         "/signin").status_code == 200
+
+
+def test_a_foreign_referer_without_origin_is_refused(app):
+    db, _, _ = app
+    c = signed_in(app, "ana")
+    page = c.get("/rate").text
+    form = {"csrf": _csrf(page), "pos": re.search(r'name="pos" value="(\d+)"', page).group(1), "level": "2"}
+    for referer in ("http://evil.example/rate", "http://testserver.evil.example/", "https://testserver/rate",
+                    "not a url", "http://[::1/"):
+        r = c.post("/rate", data=form, headers={"referer": referer})
+        assert r.status_code == 403 and "cross-origin request refused (Referer" in r.text, referer
+    # the Origin decides when both are sent, as before
+    assert c.post("/rate", data=form, headers={"origin": "http://evil.example", "referer": "http://testserver/"}
+                  ).status_code == 403
+    assert db.ratings() == []
+    r = c.post("/rate", data=form, headers={"referer": "http://testserver/rate?pos=0"}, follow_redirects=False)
+    assert r.status_code == 303 and [x.level for x in db.ratings()] == [2]
+
+
+def _repeat_positions(db, reader):
+    """(first showing, repeat) positions of the reader's repeated item."""
+    slots = _slots(db, reader)
+    repeat = next(p for p, (_, rep) in enumerate(slots) if rep == 1)
+    return slots.index((slots[repeat][0], 0)), repeat
+
+
+def test_only_shown_slots_are_answered(app):
+    db, _, _ = app
+    c = signed_in(app, "ana")
+    first, repeat = _repeat_positions(db, "ana")
+    csrf = _csrf(c.get("/rate").text)
+
+    def post(pos, **form):
+        return c.post("/rate", data={"csrf": csrf, "pos": str(pos), **form}, follow_redirects=False)
+
+    last = len(_slots(db, "ana")) - 1
+    for form in ({"level": "2"}, {"action": "skip"}, {"action": "cannot"}, {"level": "2", "revise": "1"}):
+        r = post(last, **form)  # a slot after the next one
+        assert r.status_code == 409 and "not yet shown to you" in r.text and "nothing was recorded" in r.text, form
+    r = post(0, level="2", revise="1")  # the next slot, with no answer to revise
+    assert r.status_code == 409 and "no answer of yours to change" in r.text
+    assert db.ratings() == [] and db.progress()[0].skipped == 0
+    for pos in range(first):
+        assert post(pos, level="1").status_code == 303
+    assert post(first, action="skip").status_code == 303  # the first showing skipped: its repeat waits for it
+    while (found := db.next_slot("ana"))[0] < repeat:
+        assert post(found[0], level="1").status_code == 303
+    assert db.next_slot("ana")[0] > repeat
+    for form in ({"level": "4"}, {"level": "4", "revise": "1"}, {"action": "skip"}):
+        assert post(repeat, **form).status_code == 409, form
+    page = c.get(f"/rate?pos={repeat}")
+    assert page.status_code == 409 and "not yet shown to you" in page.text and 'id="rate-form"' not in page.text
+    assert f'href="/rate?pos={repeat - 1}"' in page.text and 'id="next" href="/rate"' not in page.text
+    assert '<a href="/rate" id="next">' in page.text
+    assert not [r for r in db.ratings() if r.item == _slots(db, "ana")[repeat][0]]
+    # the skipped first showing is still answerable; then its repeat is the next slot, and is answered once
+    assert c.get(f"/rate?pos={first}").status_code == 200
+    assert post(first, level="3").status_code == 303
+    assert db.next_slot("ana")[0] == repeat and post(repeat, level="4").status_code == 303
+    # answered slots are revised, also from far back
+    assert post(0, level="3", revise="1").status_code == 303
+    assert [(r.rep, r.level) for r in db.ratings() if r.item == _slots(db, "ana")[repeat][0]] == [(0, 3), (1, 4)]
+    assert sum(r.revisions for r in db.ratings()) == 1

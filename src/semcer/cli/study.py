@@ -184,6 +184,7 @@ def _serve(args: argparse.Namespace) -> int:
     db = StudyDB(args.study)
     if not db.readers():
         raise InputError(f"{args.study}: the study has no reader; add one with semcer study add-reader {args.study} NAME")
+    db.check_writable()  # a read-only or immutable file or folder: one line here, not a 503 at the first sign-in
     app = create_app(db, allowed_hosts=where.allowed_hosts())  # reads every item: a damaged study is one line here
     sock = listen(where, args.port)  # bound here: uvicorn exits with status 3 on a port in use
     if not where.loopback:

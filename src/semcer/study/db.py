@@ -5,7 +5,10 @@ Every rating is its own transaction, committed before the app answers (WAL journ
 ``synchronous=FULL``), so a server killed at any moment keeps every rating a reader saw accepted. A
 reader rates a slot (an item, or its repeat) at most once: ``UNIQUE (reader, item, rep)``; a second
 answer for the same slot is ignored unless it is an explicit revision, which updates the row and
-counts the change. Each call opens its own connection, so threads and processes can share the file.
+counts the change. Each call opens its own connection, so threads and processes can share the file;
+it opens an existing file only (``mode=rw``: a study moved or deleted while served is
+:class:`StudyMissing`, never an empty file made in its place), and the last connection's close
+folds the WAL into the file, so a study moved between answers holds every answer accepted.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import json
 import secrets
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +60,9 @@ _SCHEMA = (
 _META_NUMBERS = ("seed", "repeats", "edits", "pairs")
 #: The end of every message about a damaged study file.
 DAMAGED_HINT = "restore the study file from a copy (semcer never writes such a value)"
+#: SQLite's primary result codes that mean the file (or its folder, for the -wal and -shm files)
+#: cannot be written: SQLITE_PERM, SQLITE_READONLY, SQLITE_FULL, SQLITE_CANTOPEN.
+_NOT_WRITABLE = (3, 8, 13, 14)
 #: The text fields of a pair item's data.
 PAIR_FIELDS = ("ref", "a", "b", "lang", "a_system", "b_system")
 
@@ -114,6 +121,20 @@ def check_reader_name(name: str) -> None:
     """A reader's name: 1 to 64 printable characters (it is shown on pages and in exports)."""
     if not name or len(name) > 64 or not name.isprintable():
         raise InputError(f"reader name {quoted(name)}: give 1 to 64 printable characters")
+
+
+class StudyMissing(SemcerError):
+    """The study file is gone (moved or deleted) since it was opened."""
+
+
+class StudyNotWritable(SemcerError):
+    """The study file, or its folder (SQLite's -wal and -shm files), cannot be written."""
+
+
+def _uri(path: Path) -> str:
+    """The URI that opens an existing study file for writing and never creates one (``mode=rw``):
+    only :meth:`StudyDB.creating` makes a study file."""
+    return "file:" + urllib.parse.quote(str(path.absolute())) + "?mode=rw"
 
 
 def _refuse_existing(path: Path) -> None:
@@ -189,6 +210,8 @@ class StudyDB:
         try:
             with self._connect() as conn:
                 row = conn.execute("SELECT value FROM meta WHERE name = 'format'").fetchone()
+        except (StudyMissing, StudyNotWritable):
+            raise
         except SemcerError:
             row = None
         if row is None or row[0] != FORMAT:
@@ -228,15 +251,43 @@ class StudyDB:
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        try:
+            conn = sqlite3.connect(_uri(self.path), uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                                   check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
         try:
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA synchronous = FULL")
             yield conn
         except sqlite3.Error as exc:
-            raise SemcerError(f"{self.path}: {exc}") from exc
+            raise self._error(exc) from exc
         finally:
             conn.close()
+
+    def _error(self, exc: sqlite3.Error) -> SemcerError:
+        """The error of a failed SQLite call, in words: the file gone, the file not writable, or else."""
+        if not self.path.exists():
+            return StudyMissing(f"{self.path}: the study file is gone (moved or deleted; {exc}); every answer the "
+                                "app accepted was committed to that file before it replied, so a moved file holds "
+                                f"them all: put it back at {self.path} and the app carries on")
+        code = getattr(exc, "sqlite_errorcode", None)  # the extended code; its low byte is the primary one
+        if isinstance(code, int) and (code & 0xFF) in _NOT_WRITABLE:
+            return StudyNotWritable(f"{self.path}: the study cannot be written ({exc}); semcer writes the file and "
+                                    f"creates {self.path.name}-wal and {self.path.name}-shm beside it: make the file "
+                                    "and its folder writable (and not immutable: lsattr, chattr -i)")
+        return SemcerError(f"{self.path}: {exc}")
+
+    def check_writable(self) -> None:
+        """Refuse a study this process cannot write (read-only or immutable file or folder): a real
+        write, rolled back, since permission bits say nothing of an immutable file or of root."""
+        with self._connect() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("UPDATE meta SET value = value WHERE name = 'format'")
+            finally:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -362,6 +413,25 @@ class StudyDB:
         with self._connect() as conn:
             row = conn.execute("SELECT item, rep FROM slots WHERE reader = ? AND pos = ?", (reader, pos)).fetchone()
         return None if row is None else Slot(row[0], int(row[1]))
+
+    def slot_state(self, reader: str, pos: int) -> tuple[Slot, str] | None:
+        """The reader's slot at ``pos`` and what they may do with it: "answered" (revise it), "open"
+        (answer or skip it: their next slot, or one they skipped), "later" (not shown yet: a slot after
+        the next one, or a repeat before its first showing is answered); None: no such slot."""
+        sql = ("SELECT s.item, s.rep, EXISTS (SELECT 1 FROM ratings r WHERE r.reader = s.reader AND r.item = s.item "
+               "AND r.rep = s.rep), EXISTS (SELECT 1 FROM skips k WHERE k.reader = s.reader AND k.item = s.item AND "
+               "k.rep = s.rep) FROM slots s WHERE s.reader = ? AND s.pos = ?")
+        with self._connect() as conn:
+            row = conn.execute(sql, (reader, pos)).fetchone()
+        if row is None:
+            return None
+        slot = Slot(row[0], int(row[1]))
+        if row[2]:
+            return slot, "answered"
+        if row[3]:
+            return slot, "open"
+        found = self.next_slot(reader)
+        return slot, "open" if found is not None and found[0] == pos else "later"
 
     def rate(self, reader: str, slot: Slot, *, verdict: str = "rated", level: int | None = None,
              choice: str | None = None, revise: bool = False) -> bool:

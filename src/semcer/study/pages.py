@@ -121,6 +121,14 @@ def done_page(reader: str, csrf: str, total: int, last: int) -> str:
                         f"<p>Your answers are saved; you may close this page.{back}</p></section>", reader, csrf)
 
 
+def later_page(reader: str, csrf: str, pos: int) -> str:
+    """A slot not shown to the reader yet (after their next one, or a repeat before its first showing)."""
+    back = f'<a href="/rate?pos={pos - 1}" id="back">\u2190 previous item</a> · ' if pos > 0 else ""
+    return page("Not yet", '<section class="card" id="later"><p class="error" role="alert">This item is not yet '
+                           "shown to you: answer the items before it first.</p>"
+                           f'<p>{back}<a href="/rate" id="next">your next item \u2192</a></p></section>', reader, csrf)
+
+
 def rubric_page(reader: str, csrf: str) -> str:
     rows = "".join(f'<tr><td class="num">{k}</td><td class="num">{k / 4:.2f}</td><td>{esc(text)}</td></tr>'
                    for k, text in enumerate(LEVEL_TEXTS))

@@ -4,12 +4,16 @@ Access: a reader signs in with their token (compared by its SHA-256; a missing t
 one 403) and gets a session cookie (random, ``HttpOnly``, ``SameSite=Strict``; the file stores its
 hash). Every page but the sign-in form and the static files needs the session (401 without it).
 Every POST carries the session's CSRF token (the sign-in form a pre-session one, double-submitted
-as a cookie) and, when the browser sends them, an ``Origin`` equal to the app's own and a
-``Sec-Fetch-Site`` that is not cross-site; anything else is 403. Every response carries a
+as a cookie) and, when the browser sends them, an ``Origin`` (or, without one, a ``Referer``) of the
+app's own origin and a ``Sec-Fetch-Site`` that is not cross-site; anything else is 403. Every response carries a
 Content-Security-Policy that allows scripts and styles only from the app's own /static files (none
 inline), no frames, no form target but the app, plus ``nosniff``, ``no-store`` and ``Referrer-Policy:
 same-origin`` (with ``no-referrer`` a browser sends ``Origin: null``, which the check refuses).
 A ``Host`` outside ``allowed_hosts`` is refused (no DNS rebinding onto a loopback server).
+
+A reader answers (or skips) only what the app has shown them: their next slot, or one they skipped;
+a slot after it, or a repeat before its first showing is answered, is 409, and so is a revision of a
+slot without an answer. They may go back to (and revise) any slot they answered.
 """
 
 from __future__ import annotations
@@ -19,12 +23,13 @@ import logging
 import secrets
 from importlib import resources
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from semcer.errors import SemcerError
 from semcer.reports.html import STYLE
 from semcer.study import pages
-from semcer.study.db import SESSION_DAYS, StudyDB
+from semcer.study.db import SESSION_DAYS, StudyDB, StudyMissing, StudyNotWritable
+from semcer.study.sampling import Slot
 
 try:
     from starlette.applications import Starlette
@@ -86,12 +91,24 @@ def _same(a: str | None, b: str | None) -> bool:
     return bool(a) and bool(b) and hmac.compare_digest(str(a), str(b))
 
 
+def _referer_origin(referer: str) -> str:
+    """The origin (scheme://host[:port]) of a Referer; "" for one that is not a URL."""
+    try:
+        parts = urlsplit(referer)
+    except ValueError:
+        return ""
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
 def _check_origin(request: Request) -> None:
-    """403 when the browser says the request comes from another site."""
-    origin = request.headers.get("origin")
+    """403 when the browser says the request comes from another site: its Origin, or without one its
+    Referer (a non-empty one), is not the app's own origin; or Sec-Fetch-Site says cross-site."""
+    header, origin = "Origin", request.headers.get("origin")
+    if origin is None and request.headers.get("referer"):
+        header, origin = "Referer", _referer_origin(request.headers["referer"])
     own = f"{request.url.scheme}://{request.headers.get('host', '')}"
     if origin is not None and origin != own:
-        raise Forbidden(403, f"cross-origin request refused (Origin {origin})")
+        raise Forbidden(403, f"cross-origin request refused ({header} {origin or 'that is not a URL'})")
     if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
         raise Forbidden(403, "cross-site request refused")
 
@@ -183,23 +200,27 @@ class StudyApp:
 
     async def rate_form(self, request: Request) -> Response:
         reader, csrf = await self._session(request)
-        return HTMLResponse(await run_in_threadpool(self._rate_html, reader, csrf, request.query_params.get("pos")))
+        text, status = await run_in_threadpool(self._rate_html, reader, csrf, request.query_params.get("pos"))
+        return HTMLResponse(text, status_code=status)
 
-    def _rate_html(self, reader: str, csrf: str, pos_text: str | None) -> str:
+    def _rate_html(self, reader: str, csrf: str, pos_text: str | None) -> tuple[str, int]:
         progress = {p.reader: p for p in self.db.progress()}[reader]
         if pos_text is not None:
             pos = _position(pos_text)
-            slot = self.db.slot(reader, pos)
-            if slot is None:
+            found_at = self.db.slot_state(reader, pos)
+            if found_at is None:
                 raise Forbidden(404, "no such item in your list")
+            slot, state = found_at
+            if state == "later":
+                return pages.later_page(reader, csrf, pos), 409
         else:
             found = self.db.next_slot(reader)
             if found is None:
                 last = self.db.last_answered(reader)
-                return pages.done_page(reader, csrf, progress.slots, progress.slots - 1 if last is None else last)
+                return pages.done_page(reader, csrf, progress.slots, progress.slots - 1 if last is None else last), 200
             pos, slot = found
         item = self.db.item(slot.item)
-        return pages.rate_page(reader, csrf, item, pos, progress.done, progress.slots, self.db.rating(reader, slot))
+        return pages.rate_page(reader, csrf, item, pos, progress.done, progress.slots, self.db.rating(reader, slot)), 200
 
     async def rate(self, request: Request) -> Response:
         reader, csrf = await self._session(request)
@@ -209,13 +230,24 @@ class StudyApp:
         await run_in_threadpool(self._store, reader, form)
         return RedirectResponse("/rate", status_code=303)
 
-    def _store(self, reader: str, form: dict[str, str]) -> None:
-        pos = form.get("pos", "")
-        slot = self.db.slot(reader, _position(pos))
-        if slot is None:
+    def _answerable(self, reader: str, form: dict[str, str], revise: bool) -> Slot:
+        """The slot the form answers; 400 for none of the reader's, 409 for one not shown to them yet
+        or, with ``revise``, one they have not answered."""
+        found = self.db.slot_state(reader, _position(form.get("pos", "")))
+        if found is None:
             raise Forbidden(400, "the form names no item of your list")
-        kind = self.db.item(slot.item).kind
+        slot, state = found
+        if state == "later":
+            raise Forbidden(409, "this item is not yet shown to you: answer the items before it first (rate goes to "
+                                 "your next item); nothing was recorded")
+        if revise and state != "answered":
+            raise Forbidden(409, "this item has no answer of yours to change; nothing was recorded")
+        return slot
+
+    def _store(self, reader: str, form: dict[str, str]) -> None:
         revise = form.get("revise") == "1"
+        slot = self._answerable(reader, form, revise)
+        kind = self.db.item(slot.item).kind
         action = form.get("action")
         if action == "skip":
             self.db.skip(reader, slot)
@@ -258,6 +290,23 @@ def _damaged(request: Request, exc: Exception) -> Response:
     return HTMLResponse(pages.page("Cannot read the study", body), status_code=500)
 
 
+def _unavailable(request: Request, exc: Exception) -> Response:
+    """The study file gone (moved or deleted) or not writable while serving: a page that says which,
+    and that nothing of this request was recorded; the whole message in the server's log."""
+    _log.error("%s", exc)
+    answering = request.method == "POST" and request.url.path == "/rate"
+    lost = "your answer was not recorded" if answering else "nothing was recorded"
+    if isinstance(exc, StudyMissing):
+        title = "The study file is missing"
+        why = (f"The study file is missing (moved or deleted), so {lost}. The answers you gave before are in "
+               "that file; once it is back you can carry on.")
+    else:
+        title = "Cannot write the study"
+        why = f"The study file cannot be written, so {lost}."
+    body = f'<p class="error" role="alert">{pages.esc(why)} Tell whoever runs the study.</p>'
+    return HTMLResponse(pages.page(title, body), status_code=503)
+
+
 def create_app(db: StudyDB, *, allowed_hosts: list[str] | None = None, secure_cookies: bool = False) -> Any:
     """The ASGI application over the study ``db``; ``allowed_hosts`` (e.g. ``["127.0.0.1", "localhost"]``)
     refuses any other ``Host`` header. Every item and rating is read once here, so that a damaged
@@ -274,5 +323,5 @@ def create_app(db: StudyDB, *, allowed_hosts: list[str] | None = None, secure_co
     middleware = [Middleware(SecurityHeaders)]
     if allowed_hosts:
         middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts))
-    handlers = {Forbidden: _refused, SemcerError: _damaged}
+    handlers = {Forbidden: _refused, StudyMissing: _unavailable, StudyNotWritable: _unavailable, SemcerError: _damaged}
     return Starlette(routes=routes, middleware=middleware, exception_handlers=handlers)
