@@ -17,9 +17,12 @@ those of the local engine.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import pickle
+import signal
 import socket
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
@@ -94,11 +97,16 @@ def _start_ray(ray: Any, address: str | None, gpus: float) -> bool:
         return False
     _check_reachable(address)
     try:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
-                 configure_logging=False)
+        with _signal_handlers_kept():
+            ray.init(address=address, include_dashboard=False, log_to_driver=False, logging_level="ERROR",
+                     configure_logging=False)
     except ConnectionError as exc:  # "auto" with no cluster running, a cluster that went away
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise SemcerError(f"--ray-address {address}: cannot connect to a Ray cluster: {first}") from None
+    except ValueError as exc:  # an address Ray cannot parse ("nonsense")
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise SemcerError(f"--ray-address {address}: not a Ray address ({first}); give auto, HOST:PORT or "
+                          "ray://HOST:PORT") from None
     try:
         check_gpus(ray, gpus)
     except SemcerError:
@@ -110,6 +118,24 @@ def _start_ray(ray: Any, address: str | None, gpus: float) -> bool:
 #: Seconds to wait for a Ray cluster's address to accept a connection before saying it cannot be reached
 #: (Ray itself retries for a minute or more, printing a warning every few seconds).
 REACH_TIMEOUT_S = 5.0
+
+
+@contextlib.contextmanager
+def _signal_handlers_kept() -> Iterator[None]:
+    """The process's handlers of SIGTERM, SIGINT and SIGHUP as they were before the block (in the
+    main thread): ``ray.init`` installs its own, and a stopped run must still end the way a local
+    one does (``semcer: stopped by SIGTERM``, status 143, the work folder's markers kept)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    names = ("SIGTERM", "SIGINT", "SIGHUP")
+    saved = {sig: signal.getsignal(sig) for sig in (getattr(signal, n) for n in names if hasattr(signal, n))}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            if handler is not None:
+                signal.signal(sig, handler)
 
 
 def _check_reachable(address: str | None) -> None:
@@ -169,6 +195,19 @@ class HeldActor:
         return finish_held(index, known, ask)
 
 
+def _ray_get(ray: Any, refs: Any) -> Any:
+    """``ray.get(refs)``, except that a stop signal's exception raised while it waits (Ctrl-C's
+    KeyboardInterrupt, SIGTERM's ``semcer.cli.Stopped``: a BaseException that is no Exception) comes
+    out as itself: Ray's waiting loop turns any but KeyboardInterrupt into a SystemError."""
+    try:
+        return ray.get(refs)
+    except SystemError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, BaseException) and not isinstance(cause, Exception):
+            raise cause from None
+        raise
+
+
 class _Answer:
     """A Ray call's result as the pipeline waits for it (``get()``); a lost actor is :class:`WorkerDied`."""
 
@@ -179,7 +218,7 @@ class _Answer:
 
     def get(self) -> Any:
         try:
-            return self._ray.get(self._ref)
+            return _ray_get(self._ray, self._ref)
         except self._ray.exceptions.RayActorError as exc:
             raise WorkerDied(f"a Ray actor holding chunks died: {str(exc).splitlines()[0]}; {RESUME_HINT}") from None
 
@@ -262,19 +301,19 @@ class RayExecutor:
         actors = self._pool()
         refs = [actors[n % len(actors)].judge_ready.remote(c, k)
                 for n, (c, k) in enumerate(pieces(contexts, keys, self.workers))]
-        return Pending(lambda: self.ray.get(refs))
+        return Pending(lambda: _ray_get(self.ray, refs))
 
     def _spread(self, parts: Sequence[Sequence[EditContext]]) -> list[Judgement]:
         actors = self._pool()
         refs = [actors[n % len(actors)].judge.remote(list(p)) for n, p in enumerate(parts)]
-        return [j for part in self.ray.get(refs) for j in part]
+        return [j for part in _ray_get(self.ray, refs) for j in part]
 
     def remote_judge(self, judge: JudgeBase) -> JudgeBase:
         return _RemoteJudge(self, judge)
 
     def refresh_stats(self) -> None:
         """The actors' counters summed (requests, retries, tokens), for the run's summary."""
-        got = [s for s in self.ray.get([a.stats.remote() for a in self._pool()]) if s is not None]
+        got = [s for s in _ray_get(self.ray, [a.stats.remote() for a in self._pool()]) if s is not None]
         if not got:
             return
         total = JudgeStats()
