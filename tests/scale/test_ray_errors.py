@@ -80,7 +80,7 @@ def test_starting_ray_keeps_the_stop_signal_handlers():
             signal.signal(signal.SIGTERM, lambda *a: None)
             signal.signal(signal.SIGINT, signal.SIG_IGN)
 
-    ours = lambda *a: None  # noqa: E731
+    ours = lambda *a: None
     before = signal.signal(signal.SIGTERM, ours), signal.getsignal(signal.SIGINT)
     try:
         assert ray_engine._start_ray(FakeRay(), None, 0) is True

@@ -105,6 +105,9 @@ def test_a_finished_run_is_loaded_from_its_markers(tmp_path, capsys):
     stamp = marker.stat().st_mtime_ns
     assert semcer.cli.main(args) == 0
     assert capsys.readouterr().out == first and marker.stat().st_mtime_ns == stamp  # reused, not rewritten
+    assert semcer.cli.main(args[:-1]) == 0  # not --quiet: the resumption is said, on standard error
+    assert capsys.readouterr().err == (f"semcer: note: resumed 8 of 8 chunk(s) from {tmp_path / 'w'} (their lines "
+                                       "were not aligned or judged again)\n")  # 240 lines, 30 a chunk
     assert semcer.cli.main([*args[:-3], "--policy", "raw", "--json", "--lines", "--quiet"]) == 0
     assert marker.stat().st_mtime_ns != stamp  # other settings: the marker does not apply, the chunk is redone
 

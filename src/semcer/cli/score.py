@@ -132,6 +132,10 @@ def stream_scored(args: argparse.Namespace, settings: Any, steps: Steps, *,
                                 beside=beside, unmatched=Unmatched(policy=args.unmatched) if paired is None else
                                 unmatched_of(paired), provenance=None if paired is None else paired.provenance,
                                 reading=() if paired is None else paired.reading)
+    done, total = streamed.resumed
+    if done and not getattr(args, "quiet", False):
+        print(f"semcer: note: resumed {done} of {total} chunk(s) from {args.work_dir} (their lines were not aligned "
+              "or judged again)", file=sys.stderr)
     return _with_left_out(streamed, left_out)
 
 

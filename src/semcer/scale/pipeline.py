@@ -92,6 +92,7 @@ class Streamed:
     wer: WerResult | None = None
     pages: PageScores | None = None
     digest: EditDigest | None = None  # for the report, when settings.report asked for it
+    resumed: tuple[int, int] = (0, 0)  # chunks taken from the work folder's markers, of all chunks
 
 
 def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme", policy: str | TextPolicy | None = None,
@@ -164,6 +165,7 @@ class _Run:
         self.flying: set[str] = set()  # keys being judged for chunks in flight
         self.severity: dict[str, float | None] = {}  # of the same edits, computed once
         self.cache = CacheStats(0, 0, 0, 0, 0)
+        self.resumed = (0, 0)  # chunks taken from markers, of all chunks (set by execute)
         self.top = TopList(settings.top, edit_rank if settings.by_edit else span_rank)
         self.line_bar = line_bar(lines, progress, desc="scoring")
         if self.line_bar is not None:
@@ -173,6 +175,7 @@ class _Run:
             stack.callback(self.judge_bar.close)
 
     def execute(self, tasks: Iterator[ChunkTask], n_chunks: int) -> None:
+        self.resumed = (0, n_chunks)
         pending = self._resume(tasks)
         if pending is None:
             return
@@ -273,6 +276,7 @@ class _Run:
                 self._warn_refused(task.index)
                 return _chain_one(task, tasks)
             self._fold(done, len(task.pairs))
+            self.resumed = (self.resumed[0] + 1, self.resumed[1])
         return None
 
     def _warn_refused(self, index: int) -> None:
@@ -361,7 +365,7 @@ class _Run:
             stats = self.executor.stats
         ev = Evaluation(signature, rows, agg, tuple(self.skipped), None,
                         judge_run(self.judge, self.cache, stats, failed=self._failed()), unmatched)
-        return Streamed(ev, tuple(self.top.items()), None, *self.beside.results())
+        return replace(Streamed(ev, tuple(self.top.items()), None, *self.beside.results()), resumed=self.resumed)
 
 
 @dataclass(frozen=True)
