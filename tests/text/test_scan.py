@@ -45,7 +45,9 @@ def test_every_composable_first_before_every_pair_starter_and_mark():
 
 def test_marks_out_of_canonical_order_are_flagged():
     texts = ["\u0e01\u0e48\u0e38", "\u0e01\u0e38\u0e48", "\u09c7\u09be", "\u09be\u09c7", "a\u0323\u0301"]
-    assert scan(texts).tolist() == [NFC | JOINS, JOINS, NFC | JOINS, JOINS, NFC | JOINS]
+    # SLOW_SEGMENT is left out: it is set on every joining line where the shipped ugrapheme table does not
+    # match the installed regex (a new regex release: the same clusters, from \X)
+    assert (scan(texts) & (NFC | JOINS)).tolist() == [NFC | JOINS, JOINS, NFC | JOINS, JOINS, NFC | JOINS]
     assert [unicodedata.is_normalized("NFC", t) for t in texts] == [False, True, False, True, False]
 
 
