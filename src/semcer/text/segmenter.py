@@ -49,7 +49,7 @@ def ugrapheme_gaps() -> FastSegmenter | None:
         ug_version = version("ugrapheme")
     except PackageNotFoundError:
         return None
-    if regex.__version__ != table.REGEX_VERSION or ug_version != table.UGRAPHEME_VERSION:
+    if regex.__version__ not in table.REGEX_VERSIONS or ug_version != table.UGRAPHEME_VERSION:
         return None
     linkers = tuple(table.CONTEXT_LINKERS)
     # lone surrogates (possible in a Python str, never probed) are left to \X as well

@@ -19,7 +19,7 @@ over representatives of every class and real text find no other difference
 (tests/text/test_ugrapheme_gaps.py). The table is valid only for these exact releases.
 """
 
-REGEX_VERSION = '2026.11.19'
+REGEX_VERSIONS = ('2026.11.19', '2026.12.2')
 REGEX_UNICODE = '18.0'
 UGRAPHEME_VERSION = '0.8'
 
