@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()  # a full disk under `> FILE` is this command's error, not the exit's
             return status
     except SemcerError as exc:
-        _stdout_failed()  # what a failed write left buffered is not written again at exit
+        _drop_unwritable_output()
         print(f"semcer: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -168,23 +168,25 @@ class _GuardedStdout:
         self.inner = inner
 
     def write(self, text: str) -> int:
-        try:
+        with _as_stdout_error():
             return self.inner.write(text)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise StdoutError(f"cannot write standard output ({exc.strerror or exc})") from None
 
     def flush(self) -> None:
-        try:
+        with _as_stdout_error():
             self.inner.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise StdoutError(f"cannot write standard output ({exc.strerror or exc})") from None
 
     def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding, ...
         return getattr(self.inner, name)
+
+
+@contextlib.contextmanager
+def _as_stdout_error() -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise StdoutError(f"cannot write standard output ({exc.strerror or exc})") from None
 
 
 @contextlib.contextmanager
@@ -198,15 +200,13 @@ def _guarded_stdout() -> Iterator[None]:
             sys.stdout = guarded.inner
 
 
-def _stdout_failed() -> bool:
-    """Whether standard output cannot take what was written to it (the write that failed is still
-    buffered); if so it is pointed at the null device, so that exiting does not fail on it again."""
+def _drop_unwritable_output() -> None:
+    """Point standard output at the null device when it cannot take what is buffered for it (what a
+    failed write left), so that exiting does not fail on it again."""
     try:
         sys.stdout.flush()
     except OSError:
         _silence_stdout()
-        return True
-    return False
 
 
 def _silence_stdout() -> None:
