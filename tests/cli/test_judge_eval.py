@@ -29,7 +29,7 @@ def test_judge_eval_json_matches_direct_computation(tmp_path):
     assert abs(d["overall"]["spearman"]["value"] - spearman(sev, [lab.severity for lab in labels])) < 1e-12
     s = d["overall"]["spearman"]
     assert s["lo"] <= s["value"] <= s["hi"]
-    assert {"en", "de", "vi", "zh_CN", "hi"} <= set(d["by_lang"])
+    assert {"en", "de", "vi", "zh-CN", "hi"} <= set(d["by_lang"])
     # the twelve smaller languages pooled: their edits' Spearman, with an interval
     small = [i for i, c in enumerate(contexts) if c.lang in ("ru", "ja", "ar", "th", "ko", "te", "ta", "bn", "mr", "el",
                                                              "he", "kn")]

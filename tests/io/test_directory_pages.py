@@ -90,7 +90,9 @@ def test_a_file_named_like_a_page_that_cannot_be_read_is_not_skipped_silently(tm
     link = tmp_path / "l"
     write(link / "p1.txt", "fine\n")
     os.symlink(tmp_path / "nowhere.xml", link / "p2.xml")
-    assert error(link).startswith(f"{link / 'p2.xml'}: named like a page but not a regular file")
+    assert error(link) == (f"{link / 'p2.xml'}: named like a page but cannot be read as one: a broken symbolic link "
+                           f"(to {tmp_path / 'nowhere.xml'}, which does not exist); remove it or move it out of the "
+                           "directory")
 
 
 def test_cli_scores_gzip_pages_of_a_directory(tmp_path):

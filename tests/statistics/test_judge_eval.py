@@ -60,7 +60,7 @@ def test_report_groups_modes_and_intervals():
     sev = np.array([j.severity for j in judgements])
     assert report.overall.n == n and report.n_failed == 0
     assert report.overall.spearman.value == pytest.approx(spearmanr(sev, y).statistic)
-    assert set(report.by_lang) == {"vi", "zh_CN"} and set(report.by_class) == {"letter", "digit"}
+    assert set(report.by_lang) == {"vi", "zh-CN"} and set(report.by_class) == {"letter", "digit"}
     vi = np.array([lang == "vi" for lang in langs])
     assert report.by_lang["vi"].spearman.value == pytest.approx(spearmanr(sev[vi], y[vi]).statistic)
     assert report.by_lang["vi"].n == vi.sum()
@@ -76,7 +76,7 @@ def test_report_groups_modes_and_intervals():
     assert again.overall == report.overall  # seeded: reproducible
     d = report.to_dict("judge-x", "labels.jsonl")
     assert (d["judge"], d["labels"], d["n"], d["n_failed"]) == ("judge-x", "labels.jsonl", n, 0)
-    assert d["overall"]["spearman"]["value"] == report.overall.spearman.value and set(d["by_lang"]) == {"vi", "zh_CN"}
+    assert d["overall"]["spearman"]["value"] == report.overall.spearman.value and set(d["by_lang"]) == {"vi", "zh-CN"}
 
 
 def test_bootstrap_interval_matches_a_plain_percentile_bootstrap():

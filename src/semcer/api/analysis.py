@@ -82,7 +82,7 @@ from semcer.statistics.multiple import holm
 from semcer.statistics.paired import sign_flip_pvalues
 from semcer.store.judging import JudgedEdit
 from semcer.text.policy import TextPolicy
-from semcer.text.script import base_lang, unit_script
+from semcer.text.script import base_lang, lang_group, unit_script
 from semcer.text.units import Unit, graphemes
 
 #: The paper's line filter: lines with one to five edits.
@@ -231,7 +231,7 @@ def _filtered(ev: Evaluation, max_edits: int) -> tuple[dict[str, _Line], dict[st
             failed += 1
             continue
         edits = tuple(by_line.get(line.id, ()))
-        kept[line.id] = _Line(edits[0].lang if edits else (line.lang or "und"), k, line.stats.severity, edits)
+        kept[line.id] = _Line(lang_group(edits[0].lang if edits else line.lang), k, line.stats.severity, edits)
     return kept, {"read": len(ev.lines), "analysed": len(kept), "failed": failed}
 
 
@@ -248,7 +248,7 @@ def _by_class(names: Sequence[str], edits: Sequence[list[JudgedEdit]]) -> list[d
     for name, es in zip(names, edits):
         groups: dict[tuple[str, str], list[float]] = defaultdict(list)
         for e in es:
-            groups[(e.lang, _cls(e))].append(e.severity)  # type: ignore[arg-type]  # judged lines only
+            groups[(lang_group(e.lang), _cls(e))].append(e.severity)  # type: ignore[arg-type]  # judged lines only
         for (lang, cls), sev in sorted(groups.items()):
             rows.append({"lang": lang, "system": name, "edit_class": cls, "edits": len(sev), "severity": _mean(sev)})
     return sorted(rows, key=lambda r: (r["lang"], names.index(r["system"]), r["edit_class"]))
@@ -360,13 +360,14 @@ def _real_words(names: Sequence[str], edits: Sequence[list[JudgedEdit]], min_err
             if e.edit.op != "S" or _cls(e) != "letter":
                 continue
             lex, why = word_test_language(e.lang)
+            lang = lang_group(e.lang)
             if lex is None:
-                entry = missing.setdefault(e.lang, {"lang": e.lang, "reason": why, "letter_errors": {}})
+                entry = missing.setdefault(lang, {"lang": lang, "reason": why, "letter_errors": {}})
                 entry["letter_errors"][name] = entry["letter_errors"].get(name, 0) + 1
                 continue
             one = letter_error(e, lex)
             if one is not None:
-                groups[e.lang].append(one)
+                groups[lang].append(one)
         for lang, found in groups.items():
             cols = np.array([(float(r), c, float(r) - c) for r, c in found])
             values = cols.mean(axis=0)

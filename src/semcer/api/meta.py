@@ -121,6 +121,7 @@ from semcer.statistics.ranking import (
 )
 from semcer.store.cached import judge_cached
 from semcer.text.policy import get_policy
+from semcer.text.script import lang_group
 from semcer.text.units import Unit, check_unit
 
 #: The paper's five cumulative CER conventions (Table 7), as semcer's policy presets.
@@ -132,7 +133,6 @@ LEVELS_LEGEND = ("levels: 0 cosmetic · 1 non-word, context recovers · 2 valid 
 TOP_FRACTION = 0.10
 CURVE_FRACTIONS: tuple[float, ...] = tuple(round(0.01 * k, 2) for k in range(51))
 POOLS: tuple[str, ...] = ("all", "near_miss", "normalization_proof", "near_miss_not_proof")
-_UNDETERMINED = "und"
 
 
 @dataclass(frozen=True)
@@ -593,7 +593,7 @@ def _judge_names(judges: Sequence[Any]) -> list[str]:
 
 
 def _lang_masks(langs: Sequence[str | None]) -> Iterator[tuple[str, np.ndarray]]:
-    tags = np.array([lang or _UNDETERMINED for lang in langs], dtype=object)
+    tags = np.array([lang_group(lang) for lang in langs], dtype=object)
     for lang in sorted(set(tags)):
         yield lang, tags == lang
 

@@ -60,6 +60,7 @@ from semcer.reports.text import input_notes
 from semcer.statistics.ranking import top_of_list
 from semcer.store.judging import JudgedEdit
 from semcer.text.policy import TextPolicy, get_policy
+from semcer.text.script import lang_group
 from semcer.text.units import graphemes
 from semcer.version import __version__
 
@@ -502,7 +503,7 @@ def _span_entry(sys_index: int, line_index: int, span_id: str, line_id: str, doc
     number = span_id.rsplit("#", 1)[-1]
     return {
         "s": sys_index, "k": line_index, "n": int(number) if number.isdigit() else 0, "id": span_id, "lid": line_id,
-        "doc": doc, "lang": lang,
+        "doc": doc, "lang": lang_group(lang),
         "ref": [_clip_head(ref[0], limits.clip), _clip_mid(ref[1], limits.span_clip), _clip_tail(ref[2], limits.clip)],
         "hyp": [_clip_head(hyp[0], limits.clip), _clip_mid(hyp[1], limits.span_clip), _clip_tail(hyp[2], limits.clip)],
         "sev": sev, "max": worst, "e": n_edits, "cls": classes, "lvl": level, "rel": elements[0], "hel": elements[1],
@@ -584,7 +585,7 @@ def _line_rows(systems: list[_System], ids: list[tuple[str, str, str | None]], l
             break
         budget -= size
         line_id, doc, lang = ids[k]
-        lines.append({"k": k, "id": line_id, "doc": doc, "lang": lang or "und", "sys": views})
+        lines.append({"k": k, "id": line_id, "doc": doc, "lang": lang_group(lang), "sys": views})
     return lines
 
 

@@ -40,7 +40,8 @@ Formats (``format=`` forces one; otherwise it is detected, see below):
   (``p001.txt.gz``, ``p1.xml.gz``: decompressed as a single ``.gz`` file is, with its limits);
   recursively, a symbolic link to a folder followed like a folder (a link back to a folder above
   it, or a second way to one folder, is refused: it would loop or read pages twice; a folder that
-  cannot be listed is an error naming it); hidden files and directories, whose name starts with
+  cannot be listed is an error naming it), a link to a file read as a file of the link's name
+  (:mod:`semcer.io.folders`); hidden files and directories, whose name starts with
   ``.``, are skipped; one page per file. The id of every page is its pairing key
   (:func:`semcer.io.formats.page_key`): the relative path with ``/`` separators, without ``.gz``,
   its extension and a ``.gt``/``.ocr``-like marker (``book1/p001`` for ``book1/p001.txt`` and
@@ -110,6 +111,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from semcer.errors import InputError, quoted
+from semcer.io.folders import file_problem, walk_folders
 from semcer.io.formats.detect import PAGE_FORMATS, detect_markup
 from semcer.io.jsonl import (
     MalformedJSON,
@@ -713,56 +715,11 @@ def _read_directory(root: Path, name: str, options: PageOptions) -> Collection:
 
 
 def parquet_shards(root: Path) -> list[str]:
-    """The Parquet files below root (recursively, links to folders followed: :func:`_folders`; hidden
+    """The Parquet files below root (recursively, links to folders followed: :func:`walk_folders`; hidden
     ones, and Spark's ``_SUCCESS``/``_metadata`` files, whose names start with ``_``, skipped), as
     sorted relative paths with '/'."""
-    return sorted(prefix + f for _, prefix, files in _folders(root, (".", "_"))
+    return sorted(prefix + f for _, prefix, files in walk_folders(root, (".", "_"))
                   for f in files if f.lower().endswith(PARQUET_SUFFIXES))
-
-
-def _folders(root: Path, skip: tuple[str, ...]) -> Iterator[tuple[str, str, list[str]]]:
-    """``(folder, prefix, file names)`` for ``root`` and every folder below it, ``prefix`` the
-    folder's relative path with ``/`` and a final ``/`` (``""`` for root). Names starting with one of
-    ``skip`` are left out; a symbolic link to a folder is followed, like a folder. A folder that
-    cannot be listed is an error naming it, and so is a folder reached twice: a link back to a
-    folder that holds it would loop, a second way to one folder would read its pages twice."""
-    seen: dict[tuple[int, int], str] = {}
-    stack: list[tuple[str, str, frozenset[tuple[int, int]]]] = [(str(root), "", frozenset())]
-    while stack:
-        path, prefix, above = stack.pop()
-        try:
-            st = os.stat(path)
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read this folder: {exc.strerror or exc}") from None
-        ident = (st.st_dev, st.st_ino)
-        if ident in above:
-            raise InputError(f"{path}: a link back to {seen[ident]}, a folder that holds it: reading it would loop "
-                             f"forever; remove the link or point it outside {root}")
-        if ident in seen:
-            raise InputError(f"{path}: the same folder as {seen[ident]} (through a symbolic link): its pages would "
-                             "be read twice; remove one of the two")
-        seen[ident] = path
-        files, folders = _listing(path, skip, root)
-        yield path, prefix, files
-        stack += [(os.path.join(path, d), f"{prefix}{d}/", above | {ident}) for d in sorted(folders, reverse=True)]
-
-
-def _listing(path: str, skip: tuple[str, ...], root: Path) -> tuple[list[str], list[str]]:
-    """The names of the files and of the folders (links to folders included) in the folder ``path``."""
-    try:
-        with os.scandir(path) as entries:
-            named = [(e.name, _is_folder(e)) for e in entries if not e.name.startswith(skip)]
-    except OSError as exc:
-        raise InputError(f"{path}: cannot list this folder ({exc.strerror or exc}); give it read and search "
-                         f"permission (chmod u+rx) or move it out of {root}") from None
-    return [n for n, folder in named if not folder], [n for n, folder in named if folder]
-
-
-def _is_folder(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_dir()  # follows a symbolic link
-    except OSError:  # pragma: no cover - a file whose type cannot be known is read as one, and says why
-        return False
 
 
 def _read_shards(root: Path, name: str, shards: list[str], pages: list[tuple[str, str | None]]) -> Collection:
@@ -855,20 +812,20 @@ _NO_MARKUP = "it does not start with an XML or HTML element"
 
 
 def _page_files(root: Path) -> list[tuple[str, str | None]]:
-    """The files below root (recursively, links to folders followed: :func:`_folders`; hidden ones
+    """The files below root (recursively, links to folders followed: :func:`walk_folders`; hidden ones
     skipped) that are named like pages, sorted: each relative path (with '/') and None, or why it
     cannot be read as a page."""
     from semcer.io.formats.files import EXTENSIONS
 
     found = []
-    for dirpath, prefix, filenames in _folders(root, (".",)):
+    for dirpath, prefix, filenames in walk_folders(root, (".",)):
         for f in filenames:
             low = f.lower()
             stem, dot, ext = low.rpartition(".")
             if low.endswith(EXTENSIONS) or (ext == "gz" and stem.endswith(EXTENSIONS)):
-                regular = os.path.isfile(os.path.join(dirpath, f))
-                found.append((prefix + f, None if regular else "named like a page but not a regular file (a broken "
-                              "link, a pipe?); remove it or move it out of the directory"))
+                problem = file_problem(os.path.join(dirpath, f))
+                found.append((prefix + f, None if problem is None else f"named like a page but cannot be read as "
+                              f"one: {problem}; remove it or move it out of the directory"))
             elif dot + ext in _OTHER_COMPRESSION and stem.endswith(EXTENSIONS):
                 found.append((prefix + f, f"a page compressed as {dot + ext}, which semcer does not read; decompress "
                               "it or compress it with gzip (.gz)"))

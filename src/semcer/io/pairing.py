@@ -9,8 +9,10 @@ from semcer.alignment.engine import Pair
 from semcer.errors import QUOTE_LIMIT, InputError, quoted
 from semcer.io.collections import Collection, Item, check_unique
 from semcer.io.formats.provenance import Provenance, item_origins
+from semcer.text.script import canonical_lang
 
-__all__ = ["UNMATCHED_POLICIES", "Paired", "check_unmatched", "pair_collections", "reading_fields"]
+__all__ = ["UNMATCHED_POLICIES", "Paired", "SidesDisagree", "check_unmatched", "pair_collections", "pair_fields",
+           "reading_fields"]
 
 #: What an id present on one side only does.
 UNMATCHED_POLICIES: dict[str, str] = {
@@ -46,8 +48,8 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
     Ids present on one side only are an error by default (a missing output would otherwise be
     silently ignored); ``unmatched="drop"`` drops them and records their ids, so the caller can
     report how many were dropped; ``unmatched="empty"`` scores a reference that has no output against
-    an empty output (and drops outputs without a reference). The same id with a different doc or lang on the two sides is an
-    error. A pair's doc is the reference's doc if given, else the output's, else the id itself.
+    an empty output (and drops outputs without a reference). A pair's doc and lang are
+    :func:`pair_fields`'s: the same id with a different doc or lang on the two sides is an error.
     """
     if refs.single_page and hyps.single_page:
         hyps = _rekeyed(hyps, next(iter(hyps.pages)), next(iter(refs.pages)))
@@ -65,14 +67,16 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
         hyp = get(id_)
         if hyp is None:
             if empty:
-                pairs.append(Pair(id_, ref.text, "", ref.doc or id_, ref.lang))
+                pairs.append(Pair(id_, ref.text, "", *pair_fields(id_, ref.doc, ref.lang, None, None)))
             continue
-        doc, lang = ref.doc, ref.lang
-        if hyp.doc is not None and hyp.doc != doc:
-            doc = _agree(doc, hyp.doc, "doc", ref, hyp, refs, hyps)
-        if hyp.lang is not None and hyp.lang != lang:
-            lang = _agree(lang, hyp.lang, "lang", ref, hyp, refs, hyps)
-        pairs.append(Pair(id_, ref.text, hyp.text, doc or id_, lang))
+        try:
+            doc, lang = pair_fields(id_, ref.doc, ref.lang, hyp.doc, hyp.lang)
+        except SidesDisagree as exc:
+            raise InputError(
+                f"{ref.source or refs.path}: id {quoted(id_)} has {exc.key} {quoted(exc.ref)} in the references but "
+                f"{quoted(exc.hyp)} in the outputs ({hyp.source or hyps.path}); the two sides must agree"
+            ) from None
+        pairs.append(Pair(id_, ref.text, hyp.text, doc, lang))
     if not pairs:
         why = _layout_hint(refs, hyps) or _forms_hint(only_refs, only_hyps)[0]
         raise InputError(
@@ -84,6 +88,31 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
     if empty:
         return Paired(tuple(pairs), (), only_hyps, only_refs, prov, unmatched, reading)
     return Paired(tuple(pairs), only_refs, only_hyps, (), prov, unmatched, reading)
+
+
+class SidesDisagree(Exception):
+    """The reference and the output of one id give two values of one field (``key``: doc or lang)."""
+
+    def __init__(self, key: str, ref: str, hyp: str) -> None:
+        super().__init__(key, ref, hyp)
+        self.key, self.ref, self.hyp = key, ref, hyp
+
+
+def pair_fields(id_: str, ref_doc: str | None, ref_lang: str | None, hyp_doc: str | None, hyp_lang: str | None,
+                lang: str | None = None) -> tuple[str, str | None]:
+    """The doc and lang of the pair of ``id_`` from its reference's and its output's (None where a
+    side names none): the one rule of every reader that pairs (:func:`pair_collections`, and the
+    streamed reader of :mod:`semcer.scale.reading`). Each is the reference's if given, else the
+    output's; then the doc defaults to the id (a line without a doc is its own document) and the
+    lang to ``lang`` (the default language: ``--lang``). Two docs that differ, or two langs that are
+    not spellings of one tag (:func:`semcer.text.script.canonical_lang`: ``en_US`` and ``en-us`` are
+    one), raise :class:`SidesDisagree`; of two spellings of one tag the reference's is kept."""
+    if hyp_doc is not None and ref_doc is not None and hyp_doc != ref_doc:
+        raise SidesDisagree("doc", ref_doc, hyp_doc)
+    if (hyp_lang is not None and ref_lang is not None and hyp_lang != ref_lang
+            and canonical_lang(hyp_lang) != canonical_lang(ref_lang)):
+        raise SidesDisagree("lang", ref_lang, hyp_lang)
+    return ref_doc or hyp_doc or id_, ref_lang or hyp_lang or lang
 
 
 def check_unmatched(unmatched: str) -> None:
@@ -139,16 +168,6 @@ def _index(coll: Collection) -> dict[str, Item]:
     if len(by_id) != len(coll.items):
         check_unique(coll.items, coll.path)  # raises, naming the duplicate
     return by_id
-
-
-def _agree(a: str | None, b: str | None, key: str, ref: Item, hyp: Item,
-           refs: Collection, hyps: Collection) -> str | None:
-    if a is not None and b is not None and a != b:
-        raise InputError(
-            f"{ref.source or refs.path}: id {quoted(ref.id)} has {key} {quoted(a)} in the references but "
-            f"{quoted(b)} in the outputs ({hyp.source or hyps.path}); the two sides must agree"
-        )
-    return a if a is not None else b
 
 
 def _show(ids: tuple[str, ...]) -> str:

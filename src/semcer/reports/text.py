@@ -181,8 +181,9 @@ def lexicon_notes(result: Any) -> list[str]:
     from collections import Counter
 
     from semcer.judges.rubric.lexicon import lexicon_lang
+    from semcer.text.script import canonical_lang
 
-    counts: Counter[str] = Counter(line.lang or "" for line in result.lines)
+    counts: Counter[str] = Counter(canonical_lang(line.lang) if line.lang else "" for line in result.lines)
     unnamed = counts.pop("", 0)
     missing = {lang: n for lang, n in sorted(counts.items()) if lexicon_lang(lang) is None}
     parts = [f"{unnamed} line(s) name no language (give lang in the inputs, or --lang)"] if unnamed else []
@@ -225,6 +226,8 @@ def _by_side(records: Sequence[Any]) -> str:
 
 def render_top_edits(judged: Sequence[Any]) -> str:
     """The most severe edits with their marked pair, one block per edit."""
+    from semcer.text.script import lang_group
+
     lines = [f"most severe edits (top {len(judged)}):"]
     for k, j in enumerate(judged, 1):
         c, g = j.context, j.judgement
@@ -233,7 +236,7 @@ def render_top_edits(judged: Sequence[Any]) -> str:
         what = {"S": f"{ru} → {hu}", "D": f"{ru} deleted", "I": f"{hu} inserted"}[c.op]
         cls = f" [{g.edit_class}]" if g.edit_class else ""
         lines.append(f"{k:>3}. severity {sev}  level {g.mode if g.mode is not None else '-'}  {what}{cls}  "
-                     f"line {safe(j.line_id)} ({safe(c.lang)}){_elements([j])}")
+                     f"line {safe(j.line_id)} ({safe(lang_group(c.lang))}){_elements([j])}")
         lines.append(f"       ref: {_clip(safe(c.marked_ref))}")
         lines.append(f"       out: {_clip(safe(c.marked_hyp))}")
     return "\n".join(lines)
@@ -406,6 +409,8 @@ def render_comparison(result: Any, *, by: Sequence[str] = ()) -> str:
 
 def render_top_spans(spans: Sequence[Any]) -> str:
     """The most damaging error spans (adjacent edits of a line together) with their marked pair."""
+    from semcer.text.script import lang_group
+
     lines = [f"most severe error spans (top {len(spans)}, ranked by worst edit; one span = adjacent edits of a line; "
              "--by-edit lists edits):"]
     for k, s in enumerate(spans, 1):
@@ -416,7 +421,7 @@ def render_top_spans(spans: Sequence[Any]) -> str:
         what = f"{ref} deleted" if not s.hyp_text else f"{hyp} inserted" if not s.ref_text else f"{ref} → {hyp}"
         n = f"{len(s.edits)} edits" if len(s.edits) > 1 else "1 edit"
         cls = f" [{first.edit_class}]" if first.edit_class and len(s.edits) == 1 else ""
-        lines.append(f"{k:>3}. severity {sev} ({n}{worst})  {what}{cls}  line {safe(s.line_id)} ({safe(s.lang)})"
+        lines.append(f"{k:>3}. severity {sev} ({n}{worst})  {what}{cls}  line {safe(s.line_id)} ({safe(lang_group(s.lang))})"
                      f"{_elements(s.edits)}")
         lines.append(f"       ref: {_clip(safe(s.marked_ref))}")
         lines.append(f"       out: {_clip(safe(s.marked_hyp))}")

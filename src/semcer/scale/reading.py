@@ -27,6 +27,7 @@ from semcer.alignment.engine import Pair, empty_reference_error, first_empty_ref
 from semcer.errors import InputError
 from semcer.io.collections import LANGUAGE_TAG, detect_format
 from semcer.io.jsonl import binary_format, check_strings, parse
+from semcer.io.pairing import SidesDisagree, pair_fields
 from semcer.scale.executors import close_workers, in_order, start_workers
 from semcer.text.policy import TextPolicy
 from semcer.text.units import Unit
@@ -268,7 +269,11 @@ def _pair(rline: str, hline: str, rwhere: str, hwhere: str, lang: str | None) ->
     r, h = _record(rline, rwhere), _record(hline, hwhere)
     if r[0] != h[0]:
         raise _Unusual
-    return Pair(r[0], r[1], h[1], _agree(r[2], h[2]) or r[0], _agree(r[3], h[3]) or lang)
+    try:
+        doc, lang = pair_fields(r[0], r[2], r[3], h[2], h[3], lang)
+    except SidesDisagree:
+        raise _Unusual from None  # the whole-file reader says which id and which field
+    return Pair(r[0], r[1], h[1], doc, lang)
 
 
 def _text(raw: bytes) -> str:
@@ -292,10 +297,3 @@ def _record(line: str, where: str) -> tuple[str, str, str | None, str | None]:
             and (lang is None or (type(lang) is str and (not lang or LANGUAGE_TAG.fullmatch(lang))))):
         raise _Unusual  # the whole-file reader says what is wrong
     return id_, text, doc or None, lang or None
-
-
-def _agree(a: str | None, b: str | None) -> str | None:
-    """The reference's value, else the output's; two different values are not the plain case."""
-    if a is not None and b is not None and a != b:
-        raise _Unusual
-    return a if a is not None else b

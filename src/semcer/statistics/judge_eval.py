@@ -35,7 +35,7 @@ from semcer.statistics.bootstrap import (
     resample_index_chunks,
 )
 from semcer.statistics.correlation import spearman_rows
-from semcer.text.script import base_lang
+from semcer.text.script import base_lang, canonical_lang
 
 #: Label severities must differ by at least this much for a pair to be "clear".
 CLEAR_GAP = 0.5
@@ -176,7 +176,7 @@ def evaluate_judge(
         return _group_stats(x[idx], y[idx], None if hits is None else hits[idx], n_boot, rng, confidence)
 
     overall = group(np.arange(len(keep)), "\x00all")
-    by_lang = _by(langs, keep, group)
+    by_lang = _by(None if langs is None else [canonical_lang(t) if t else t for t in langs], keep, group)
     by_class = _by(classes, keep, group)
     pooled = _pooled(pools, langs, keep, group) if pools and langs is not None else {}
     return JudgeEvalReport(overall, by_lang, by_class, n_all - len(keep), n_boot, seed, confidence, pooled=pooled)

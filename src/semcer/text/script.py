@@ -106,3 +106,28 @@ def base_lang(tag: str) -> str:
     """Primary language subtag of ``tag``, lower-cased and aliased: ``zh_CN`` -> ``zh``, ``iw`` -> ``he``."""
     primary = tag.replace("-", "_").split("_", 1)[0].lower()
     return _LANG_ALIASES.get(primary, primary)
+
+
+@cache(maxsize=1024)
+def canonical_lang(tag: str) -> str:
+    """The one spelling of a language tag, under which lines are grouped and shown: BCP 47's case
+    conventions (RFC 5646, 2.1.1) with ``_`` read as ``-`` (a POSIX locale's spelling). The first
+    subtag lower case, a two-letter subtag (a region) upper case, a four-letter one (a script) title
+    case, every other lower case, and everything after a one-letter subtag (an extension ``u-...``
+    or private use ``x-...``) lower case: ``EN`` -> ``en``, ``en_us`` -> ``en-US``, ``zh_hant_tw``
+    -> ``zh-Hant-TW``, ``en-ca-X-CA`` -> ``en-CA-x-ca``. Only the spelling: ``en`` and ``en-US``
+    stay two tags, and ``iw`` stays ``iw`` (what a judge reads of a tag is :func:`base_lang`'s)."""
+    first, *rest = tag.replace("_", "-").lower().split("-")
+    out, tail = [first], len(first) == 1  # x-... and i-... tags are lower case throughout
+    for sub in rest:
+        tail = tail or len(sub) == 1
+        if not tail and sub.isascii() and sub.isalpha() and len(sub) in (2, 4):
+            sub = sub.upper() if len(sub) == 2 else sub.title()
+        out.append(sub)
+    return "-".join(out)
+
+
+def lang_group(tag: str | None) -> str:
+    """The group (and the label) of a line's language: its tag's :func:`canonical_lang`, ``und``
+    (undetermined) when it names none."""
+    return canonical_lang(tag) if tag else "und"

@@ -174,7 +174,7 @@ DEV = {"spearman": 0.812, "clear_pairs": 0.984, "mode_accuracy": 0.797, "mae": 0
 #: Per language, for the languages with 60 or more dev edits: (n, Spearman, clear pairs), measured.
 DEV_BY_LANG = {
     "de": (99, 0.896, 1.000), "vi": (87, 0.792, 0.994), "es": (84, 0.829, 0.990),
-    "zh_CN": (75, 0.828, 0.997), "hi": (74, 0.765, 1.000), "fr": (67, 0.757, 0.987),
+    "zh-CN": (75, 0.828, 0.997), "hi": (74, 0.765, 1.000), "fr": (67, 0.757, 0.987),
 }
 #: The twelve smaller languages pooled (388 edits): Spearman 0.810, clear pairs 98.0 %, measured.
 DEV_SMALL_POOLED = (388, 0.810, 0.980)

@@ -9,11 +9,17 @@ conventions: ``name.gt.xml`` ↔ ``name.ocr.xml``, ``name.xml`` ↔ ``name.xml``
 ``name.ocr.txt``, ``doc.gt.page.xml`` ↔ ``doc.ocr.alto.xml``, and across formats ``p1.gt.xml`` ↔
 ``p1.hocr``. A reference and an output pair when their keys are equal.
 
-**Which files.** A directory is walked recursively; hidden files and directories (name starting
-with ``.``) are skipped; files with one of the extensions above are pages; every other file
-(images, JSON, ...) is listed in :attr:`FilePairing.ignored_refs`/``ignored_hyps``, never silently
-dropped. A list of files is taken as given (keys from the base names). Two files of one side with
-the same key (``a.xml`` and ``a.hocr``) are an error naming both.
+**Which files.** A directory is walked recursively, as every folder reader of semcer walks one
+(:mod:`semcer.io.folders`): a symbolic link to a folder is walked like a folder (a link back to a
+folder above it, or a second way to one folder, is refused), a link to a file is a file under the
+link's own name (its key is the link's path, wherever the file lies); hidden files and directories
+(name starting with ``.``) are skipped; files with one of the extensions above are pages (a broken
+link named like one too: :func:`read_pairs` names it and where it points, as any file it cannot
+read); every other file (images, JSON, ...) is listed in
+:attr:`FilePairing.ignored_refs`/``ignored_hyps``, never silently dropped. A list of files, or one
+file, is taken as given (keys from the base names), each a regular file or a link to one (a broken
+link is an error naming it). Two files of one side with the same key (``a.xml`` and ``a.hocr``) are
+an error naming both.
 
 **Unmatched** files are returned in :attr:`FilePairing.only_refs`/``only_hyps`` (sorted): the caller
 decides (``--unmatched error|drop``), this module never drops them.
@@ -27,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from semcer.errors import InputError
+from semcer.io.folders import file_problem, walk_folders
 from semcer.io.formats.page import Page
 from semcer.io.formats.read import read_page
 from semcer.io.formats.tree import MAX_BYTES, MAX_ELEMENTS
@@ -97,30 +104,32 @@ def _files(source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], si
 
     if isinstance(source, (str, os.PathLike)):
         root = Path(source)
-        if not root.exists():
+        if not root.exists() and not root.is_symlink():
             raise InputError(f"{root}: no such file or directory")
         if not root.is_dir():
-            add(page_key(root.name), str(root))
+            add(page_key(root.name), _given_file(root))
             return keyed, ignored
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-            rel_dir = Path(dirpath).relative_to(root).as_posix()
-            prefix = "" if rel_dir == "." else rel_dir + "/"
-            for f in sorted(filenames):
-                if f.startswith("."):
-                    continue
+        for dirpath, prefix, filenames in walk_folders(root, (".",)):
+            for f in filenames:
                 path = os.path.join(dirpath, f)
                 if f.lower().endswith(EXTENSIONS):
-                    add(page_key(prefix + f), path)
+                    add(page_key(prefix + f), path)  # a broken link too: read_pairs names it
                 else:
                     ignored.append(path)
         return keyed, ignored
     for item in source:
         p = Path(item)
-        if not p.is_file():
-            raise InputError(f"{p}: no such file")
-        add(page_key(p.name), str(p))
+        add(page_key(p.name), _given_file(p))
     return keyed, ignored
+
+
+def _given_file(p: Path) -> str:
+    """The path of a file given by name (not found in a folder): a regular file or a link to one,
+    else an error saying what it is."""
+    problem = file_problem(p)
+    if problem is not None:
+        raise InputError(f"{p}: {problem}")
+    return str(p)
 
 
 def pair_files(refs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],

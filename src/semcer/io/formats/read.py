@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from semcer.errors import InputError
+from semcer.io.folders import file_problem
 from semcer.io.formats.alto import read_alto
 from semcer.io.formats.detect import detect_xml_format
 from semcer.io.formats.hocr import read_hocr
@@ -109,12 +110,13 @@ def read_page(path: str | os.PathLike[str], *, format: str | None = None, level:
     """:func:`parse_page` of a file (its size is checked before it is read)."""
     name = str(path)
     p = Path(path)
+    problem = file_problem(p)  # a broken link is named as one, with where it points
+    if problem is not None:
+        raise InputError(f"{name}: {problem}")
     try:
         size = p.stat().st_size
-    except OSError as exc:
+    except OSError as exc:  # pragma: no cover - the file went away after file_problem looked at it
         raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    if not p.is_file():
-        raise InputError(f"{name}: not a file")
     check_size(size, name, max_bytes)
     try:
         data = p.read_bytes()
