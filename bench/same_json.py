@@ -75,6 +75,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("action", choices=("record", "check"))
     ap.add_argument("--only", choices=tuple(RUNS), help="one run only")
     args = ap.parse_args(argv)
+    names = [n for n in RUNS if not args.only or n == args.only]
+    missing = [str(OUT / f"{n}.json") for n in names if not (OUT / f"{n}.json").is_file()]
+    if args.action == "check" and missing:
+        print(f"same_json: nothing recorded to check against ({', '.join(missing)}): run "
+              "`python bench/same_json.py record` before the change first", file=sys.stderr)
+        return 2
     _ensure_corpus()
     OUT.mkdir(parents=True, exist_ok=True)
     failed = False
