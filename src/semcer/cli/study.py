@@ -69,6 +69,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.add_argument("--pairs-from", dest="pair_sources", action="append", default=[], metavar="SCORE.json",
                    help="a system's `semcer score --json --lines` output (two or more: the pair pool)")
     c.add_argument("--pairs", dest="n_pairs", type=int, default=None, metavar="N", help="pairs to draw (default: all)")
+    c.add_argument("--judge", default=None, metavar="IDENTITY",
+                   help="the judge whose edits to draw from a store that holds several (an identity, as "
+                        "`semcer store info` lists them)")
     c.add_argument("--per-language", action="store_true", dest="per_language",
                    help="-n and --pairs count per language (each language its own pool, as in the paper)")
     c.add_argument("--reader", dest="readers", action="append", default=[], metavar="NAME", help="a reader (repeatable)")
@@ -138,7 +141,7 @@ def _create(args: argparse.Namespace) -> int:
     _check_out(args.out)
     check_options(args.sources, args.pair_sources, args.n_edits, args.n_pairs, args.repeats, args.readers)
     p = plan(args.sources, args.pair_sources, args.n_edits, args.n_pairs, args.seed, args.repeats,
-             per_language=args.per_language)
+             per_language=args.per_language, judge=args.judge)
     tokens = create_study(args.out, p, args.readers)
     print(f"created {args.out}: {p.n_edits} single edits (of {p.n_candidates}), {p.n_pairs} pairs "
           f"(of {p.n_pair_candidates} near misses), {p.repeats} repeats per reader, seed {p.seed}")

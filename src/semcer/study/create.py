@@ -73,16 +73,17 @@ def check_readers(readers: Sequence[str]) -> None:
 
 
 def plan(sources: Sequence[str], pair_sources: Sequence[str], n_edits: int | None, n_pairs: int | None,
-         seed: int, repeats: int, *, per_language: bool = False) -> StudyPlan:
+         seed: int, repeats: int, *, per_language: bool = False, judge: str | None = None) -> StudyPlan:
     """Draw the pools: ``n_edits`` edits stratified by (language, class, band), ``n_pairs`` near-miss
     pairs stratified by language (None: all candidates); with ``per_language`` the sizes are per
-    language (each language its own pool, as the paper's)."""
+    language (each language its own pool, as the paper's); ``judge``: the judge of a store among the
+    sources (:func:`~semcer.study.sources.read_candidates`)."""
     check_options(sources, pair_sources, n_edits, n_pairs, repeats)
     edits: list[Item] = []
     pairs: list[Item] = []
     n_cand = n_pair_cand = 0
     if sources:
-        cands = read_candidates(sources)
+        cands = read_candidates(sources, judge)
         n_cand = len(cands)
         edits = [edit_item(c) for c in _draw(cands, lambda c: c.lang, lambda c: c.stratum, n_edits, seed, per_language)]
     if pair_sources:
@@ -94,7 +95,8 @@ def plan(sources: Sequence[str], pair_sources: Sequence[str], n_edits: int | Non
         pairs = [pair_item(p, seed) for p in _draw(pcands, lambda p: p.lang, lambda p: p.lang, n_pairs, seed, per_language)]
     items = tuple(edits + pairs)
     if repeats > len(items):
-        raise InputError(f"--repeats {repeats}: the study has only {len(items)} items")
+        raise InputError(f"--repeats {repeats}: more than the {len(items)} item(s) drawn (each repeat shows a drawn item "
+                         "a second time): lower --repeats or draw more items")
     return StudyPlan(items, len(edits), len(pairs), n_cand, n_pair_cand, seed, repeats)
 
 

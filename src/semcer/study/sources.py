@@ -98,12 +98,19 @@ def source_kind(path: str | os.PathLike[str]) -> str:
     return "score-json" if p.suffix.lower() == ".json" else "edits"
 
 
-def read_candidates(paths: Sequence[str]) -> list[Candidate]:
-    """Every candidate edit of the sources, ids unique over all of them (first source wins)."""
+def read_candidates(paths: Sequence[str], judge: str | None = None) -> list[Candidate]:
+    """Every candidate edit of the sources, ids unique over all of them (first source wins).
+
+    A store may hold several judges' edits; a study draws one judge's severities, so ``judge`` (an
+    identity, as ``semcer store info`` lists them) picks one, and is needed when a store holds more
+    than one. It applies to stores only: an edit list or a score JSON comes from one run."""
+    kinds = [source_kind(path) for path in paths]
+    if judge is not None and "store" not in kinds:
+        raise InputError(f"--judge {judge}: picks the judge of a judged-edit store given with --from, and no --from "
+                         "is a store")
     out: dict[str, Candidate] = {}
-    for path in paths:
-        kind = source_kind(path)
-        rows = (_from_store(path) if kind == "store" else _from_score_json(path) if kind == "score-json"
+    for path, kind in zip(paths, kinds):
+        rows = (_from_store(path, judge) if kind == "store" else _from_score_json(path) if kind == "score-json"
                 else _from_edit_list(path))
         for c in rows:
             out.setdefault(c.id, c)
@@ -134,11 +141,20 @@ def _from_edit_list(path: str) -> list[Candidate]:
     return out
 
 
-def _from_store(path: str) -> list[Candidate]:
+def _from_store(path: str, judge: str | None) -> list[Candidate]:
     from semcer.store.sqlite import JudgedEditStore
 
     with JudgedEditStore(path, readonly=True) as store:
-        rows = store.rows(skip_corrupt=True)
+        rows: list[dict[str, Any]] = list(store.rows(skip_corrupt=True))
+    judges = sorted({r["judge"] for r in rows})
+    if judge is not None:
+        rows = [r for r in rows if r["judge"] == judge]
+        if not rows:
+            raise InputError(f"--from {path}: no edits of judge {judge!r} (the store holds: "
+                             f"{', '.join(judges) or 'no judged edits'})")
+    elif len(judges) > 1:
+        raise InputError(f"--from {path}: holds the edits of {len(judges)} judges ({', '.join(judges)}); a study "
+                         "draws one judge's severities: name it with --judge IDENTITY")
     out = []
     for r in rows:
         rec = _record({**r, "edit_id": r["key"], "line_id": "", "doc": ""})
