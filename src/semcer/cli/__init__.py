@@ -124,6 +124,7 @@ def _one_line_warning(message: Warning | str, category: type[Warning], filename:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()  # imports the commands (here, not at import: a Ctrl-C now is answered)
     from semcer.cli.options import check_usage
+    from semcer.store.guards import said_on_stderr  # the store's notes (a lock waited for) and warnings
 
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -136,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (the process's stdout from now on)
     try:
-        with _stop_signals_raise(), _guarded_stdout():
+        with _stop_signals_raise(), _guarded_stdout(), said_on_stderr(bool(getattr(args, "quiet", False))):
             check_usage(args)  # contradictory or inapplicable options: refused before any work
             status = int(args.func(args) or 0)
             sys.stdout.flush()  # a full disk under `> FILE` is this command's error, not the exit's

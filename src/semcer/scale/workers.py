@@ -25,6 +25,7 @@ import threading
 from typing import Any
 
 from semcer.errors import SemcerError
+from semcer.store.guards import say_on_stderr, stderr_state
 
 _STOP = b""  # the message that ends a worker (a call is never empty)
 #: What a run that lost a worker can do (the end of every :class:`WorkerDied` message).
@@ -81,7 +82,8 @@ class Worker:
     def __init__(self, collect: bool = True) -> None:
         ctx = context()
         here, there = ctx.Pipe()
-        self._process = ctx.Process(target=_serve, args=(there, collect), daemon=True, name="semcer-worker")
+        said = stderr_state()  # the store's notes and warnings, printed in the worker as here
+        self._process = ctx.Process(target=_serve, args=(there, collect, said), daemon=True, name="semcer-worker")
         self._process.start()
         there.close()
         self._conn = here
@@ -176,11 +178,13 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _serve(conn: Any, collect: bool) -> None:
+def _serve(conn: Any, collect: bool, said: bool | None = None) -> None:
     """The worker's loop: run each call received, send its answer; end on the stop message or when
-    the parent is gone."""
+    the parent is gone. ``said``: how the parent prints the store's records
+    (:func:`semcer.store.guards.stderr_state`)."""
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_IGN)
+    say_on_stderr(said)
     if not collect:
         gc.disable()
     while True:

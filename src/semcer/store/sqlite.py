@@ -29,7 +29,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Collection, Generator, Iterator, Sequence
+from collections.abc import Collection, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from semcer.alignment.context import MARK_CLOSE, MARK_OPEN, EditContext, content_key
 from semcer.errors import StoreError
 from semcer.judges.distribution import ONE_HOT_FLAG, Judgement, check_distribution
+from semcer.store.guards import BUSY_TIMEOUT_S, LockWaits, StoreFile
 from semcer.store.keys import edit_key
 from semcer.store.packing import pack_pair, unpack_pair
 from semcer.text.units import segment
@@ -51,9 +52,6 @@ if TYPE_CHECKING:
 #: as it is, and upgraded in place to this layout (:meth:`JudgedEditStore._upgrade`) when opened for writing.
 SCHEMA_VERSION = 2
 
-#: Seconds a writer waits for another writer's transaction before giving up.
-BUSY_TIMEOUT_S = 120.0
-
 #: The first bytes of every SQLite database file.
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -62,11 +60,6 @@ _IN_CHUNK = 900
 
 #: Rows per batch when a store is upgraded or scanned.
 _BATCH = 5_000
-
-#: While waiting for another writer's lock, the longest pause (seconds) before asking again. Short,
-#: so that a writer queued behind a long import gets the lock in the import's next pause between
-#: batches (SQLite's own busy handler sleeps up to 100 ms between tries and can miss every pause).
-_LOCK_POLL_S = 0.002
 
 
 #: The columns of a judged edit as every reader sees it (:func:`check_row`, the Parquet files).
@@ -372,29 +365,55 @@ def ready_rows(rows: Sequence[tuple[str, str, EditContext, Judgement]], where: s
     return ReadyRows(tuple(values), tuple(pack_pair(v[m_ref], v[m_hyp]) for v in values))
 
 
+def _unwritable(path: Path) -> str:
+    """Why this process may not write the store at ``path`` (the file, or the directory that keeps
+    its -wal and -shm files), or "" when it may. Asked of the kernel (``access``: permissions, an
+    immutable file, a read-only mount) before SQLite opens anything, since a connection to a file it
+    may not write still creates ``STORE-wal`` and ``STORE-shm`` in a writable directory, and leaves them."""
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file is read-only to this process"
+    parent = path.resolve().parent
+    if parent.is_dir() and not os.access(parent, os.W_OK):
+        return "its directory is read-only to this process"
+    return ""
+
+
 def _writable(path: Path) -> bool:
     """Whether this process may write ``path`` and its directory. A read-only handle then opens it
     read-write with SQLite's ``query_only`` set: nothing can be changed through it, and, unlike a
     ``mode=ro`` connection, the last one to close removes the ``-wal`` and ``-shm`` files of a WAL
-    store (a study's or store's folder is not left with two more files each time it is read)."""
-    return os.access(path, os.W_OK) and os.access(path.resolve().parent, os.W_OK)
+    store (a study's or store's folder is not left with two more files each time it is read).
+    Where it may not, and no -wal or -shm file lies beside the store (so no connection has it open),
+    the handle opens it immutable, which creates neither."""
+    return not _unwritable(path)
+
+
+def _beside(path: Path) -> bool:
+    """Whether a -wal or -shm file lies beside ``path`` (a connection has the store open, or had)."""
+    return Path(f"{path}-wal").exists() or Path(f"{path}-shm").exists()
 
 
 class JudgedEditStore:
     """Judged edits in one SQLite file, keyed by judge identity and edit content.
 
     ``readonly=True`` opens an existing store without creating or changing anything (SQLite's
-    ``query_only``; see :func:`_writable` for why such a handle is read-write underneath where it may be). When SQLite
-    cannot read a WAL store there because the file or its directory is not writable (it needs to
-    create ``STORE-shm``), the store is opened *immutable* (``?mode=ro&immutable=1``; ``immutable``
-    says so): SQLite then takes no locks and assumes that nobody changes the file while it is open,
-    so a writer elsewhere at the same time may make the reads wrong. The handle may be used from
-    several threads of one process; other processes open their own handle.
+    ``query_only``; see :func:`_writable` for why such a handle is read-write underneath where it may be). Where
+    the file or its directory is not writable, the store is opened *immutable* (``?mode=ro&immutable=1``;
+    ``immutable`` says so) when no -wal or -shm file lies beside it, or when SQLite cannot read a WAL
+    store there otherwise (it needs to create ``STORE-shm``): SQLite then creates no file, takes no
+    locks and assumes that nobody changes the file while it is open, so a writer elsewhere at the
+    same time may make the reads wrong. The handle may be used from several threads of one process;
+    other processes open their own handle.
 
     A store opened for writing is created when missing (``create=False`` refuses a missing or empty
     file instead, for a command that only changes an existing store); ``created`` says that this handle
-    made it, in a file that did not exist. A ``with`` block left by an exception closes the handle
+    made it, in a file that did not exist. One this process may not write is refused before SQLite
+    opens it (nothing is left beside it). A ``with`` block left by an exception closes the handle
     with :meth:`discard_if_unused`, so that a failed run leaves no empty store behind.
+
+    A wait for another process's lock is said after a second or two, and a store file deleted,
+    moved or replaced while the handle writes it is said with the number of judged edits not in it;
+    the rows after that are not written (:mod:`semcer.store.guards`).
     """
 
     def __init__(self, path: str | os.PathLike, *, readonly: bool = False, create: bool = True) -> None:
@@ -406,25 +425,33 @@ class JudgedEditStore:
         self._made_schema = False
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self._waits = LockWaits(self.path)
+        self._file: StoreFile | None = None  # the file a handle for writing opened
+        self._judge_rows = 0  # rows added to table judges in the current write transaction
         existed = self.path.exists()
         try:
             self._conn = self._connect()
+            if not readonly:  # the file the connection opened (or made), before anything is written
+                self._file = StoreFile(self.path)
             self.schema_version = self._init_schema()
             self.created = self._made_schema and not existed
         except sqlite3.Error as exc:
             self._close_quietly()
             if not readonly and "readonly" in str(exc):
-                raise StoreError(
-                    f"{self.path}: cannot be written ({exc}); a store needs write access to the file and its "
-                    f"directory (WAL mode keeps {self.path.name}-wal and {self.path.name}-shm beside it): copy it "
-                    "somewhere writable, or read it with `semcer store info` or `semcer store export`"
-                ) from None
+                raise self._not_writable(str(exc)) from None
             raise StoreError(f"{self.path}: not a usable semcer store ({exc})") from None
         except StoreError:
             self._close_quietly()
             raise
 
     # -- opening -------------------------------------------------------------------------------
+
+    def _not_writable(self, why: str) -> StoreError:
+        return StoreError(
+            f"{self.path}: cannot be written ({why}); a store needs write access to the file and its "
+            f"directory (WAL mode keeps {self.path.name}-wal and {self.path.name}-shm beside it): copy it "
+            "somewhere writable, or read it with `semcer store info` or `semcer store export`"
+        )
 
     def _connect(self, *, immutable: bool = False) -> sqlite3.Connection:
         if self.path.is_dir():
@@ -436,11 +463,17 @@ class JudgedEditStore:
         if self.readonly:
             if not os.access(self.path, os.R_OK):
                 raise StoreError(f"{self.path}: permission denied (the store file is not readable)")
-            mode = "ro&immutable=1" if immutable else "rw" if _writable(self.path) else "ro"
+            writable = _writable(self.path)
+            immutable = immutable or not (writable or _beside(self.path))  # creates no -wal or -shm file
+            self.immutable = immutable
+            mode = "ro&immutable=1" if immutable else "rw" if writable else "ro"
             uri = f"{self.path.resolve().as_uri()}?mode={mode}"
             conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA query_only = ON")
         else:
+            why = _unwritable(self.path)
+            if why:  # refused before SQLite creates STORE-wal and STORE-shm beside a file it then cannot write
+                raise self._not_writable(why)
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
         return conn
@@ -467,14 +500,14 @@ class JudgedEditStore:
         assert conn is not None
         if self.readonly:
             return self._open_readonly(conn)
-        self._retry_locked(lambda: self._ensure_wal(conn))
+        self._waits.run(conn, lambda: self._ensure_wal(conn))
         # synchronous=NORMAL in WAL mode survives a killed process; only a power cut may lose the
         # last transactions, which for a cache means re-judging a few edits.
         conn.execute("PRAGMA synchronous = NORMAL")
         version = self._check_existing(conn, allow_empty=self._create)
         if version == SCHEMA_VERSION:  # an existing store opens without taking the write lock
             return version
-        conn.execute("BEGIN IMMEDIATE")
+        self._waits.run(conn, lambda: conn.execute("BEGIN IMMEDIATE"))
         try:
             version = self._check_existing(conn, allow_empty=self._create)
             if version == 0:
@@ -487,7 +520,7 @@ class JudgedEditStore:
                 )
             elif version == 1:
                 self._upgrade(conn)
-            conn.execute("COMMIT")
+            self._waits.run(conn, lambda: conn.execute("COMMIT"))
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
@@ -529,7 +562,7 @@ class JudgedEditStore:
         reopened immutable.
         """
         try:
-            return self._check_existing(conn, allow_empty=False)
+            return self._waits.run(conn, lambda: self._check_existing(conn, allow_empty=False))
         except sqlite3.OperationalError as exc:
             if "readonly" not in str(exc) and "unable to open" not in str(exc):
                 raise
@@ -543,7 +576,6 @@ class JudgedEditStore:
             )
         self._close_quietly()
         self._conn = self._connect(immutable=True)
-        self.immutable = True
         return self._check_existing(self._conn, allow_empty=False)
 
     @staticmethod
@@ -552,19 +584,6 @@ class JudgedEditStore:
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower()
             if mode != "wal":
                 raise sqlite3.OperationalError(f"could not switch to WAL mode (journal mode is {mode})")
-
-    @staticmethod
-    def _retry_locked(action: Callable[[], None]) -> None:
-        """Run ``action``, retrying while another process holds the lock (e.g. two creators at once)."""
-        deadline = time.monotonic() + BUSY_TIMEOUT_S
-        while True:
-            try:
-                action()
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.01)
 
     def _check_existing(self, conn: sqlite3.Connection, *, allow_empty: bool) -> int:
         """The schema version of the file, 0 for an empty database; refuses foreign or newer files."""
@@ -614,39 +633,45 @@ class JudgedEditStore:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, taken with BEGIN IMMEDIATE so that concurrent writers queue."""
-        if self.readonly:
+        """One write transaction, taken with BEGIN IMMEDIATE so that concurrent writers queue (each
+        wait for the lock through :class:`LockWaits`), and committed only while the store's path
+        still names the file this handle opened (:class:`StoreFile`): else rolled back, counted, and
+        the handle's log let go of (:meth:`_let_go`)."""
+        if self.readonly or self._file is None:
             raise StoreError(f"{self.path}: store was opened read-only")
         with self._db() as conn:
-            self._begin_immediate(conn)
+            self._waits.run(conn, lambda: conn.execute("BEGIN IMMEDIATE"))
+            start, self._judge_rows = conn.total_changes, 0
             try:
                 yield conn
-                conn.execute("COMMIT")
+                rows = conn.total_changes - start - self._judge_rows
+                if self._file.gone():  # not written into a file that is no longer the store
+                    conn.execute("ROLLBACK")
+                    self._let_go(conn, rows)
+                    return
+                self._waits.run(conn, lambda: conn.execute("COMMIT"))
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
                 raise
+            if self._file.gone():  # it went between the look and the commit: the rows are in a file gone from the path
+                self._let_go(conn, rows)
 
-    def _begin_immediate(self, conn: sqlite3.Connection) -> None:
-        """BEGIN IMMEDIATE; while another writer holds the lock, ask again every few milliseconds,
-        for up to BUSY_TIMEOUT_S (SQLite's own busy handler sleeps up to 100 ms between tries, so a
-        writer behind a long import, which pauses briefly between its batches, could miss every pause)."""
-        deadline = time.monotonic() + BUSY_TIMEOUT_S
-        delay = 0.0002
-        conn.execute("PRAGMA busy_timeout = 0")
+    def _let_go(self, conn: sqlite3.Connection, rows: int) -> None:
+        """The store's path no longer names this handle's file: ``rows`` are not kept, and, the first
+        time, the handle's frames in ``STORE-wal`` (which SQLite finds by the path) are checkpointed
+        into the handle's own file and the log emptied. Else a file put at the path later (a copy
+        put back, another store moved there) would take this handle's frames as its own when next
+        opened; a store moved away keeps them."""
+        assert self._file is not None
+        self._file.not_kept(rows)
+        if self._file.let_go:
+            return
+        self._file.let_go = True
+        conn.execute("PRAGMA busy_timeout = 0")  # another connection in the log: as much as can be done now
         try:
-            while True:
-                try:
-                    conn.execute("BEGIN IMMEDIATE")
-                    return
-                except sqlite3.OperationalError as exc:
-                    if "locked" not in str(exc) and "busy" not in str(exc):
-                        raise
-                    if time.monotonic() >= deadline:
-                        raise StoreError(f"{self.path}: database is locked: another process has held the write "
-                                         f"lock for {BUSY_TIMEOUT_S:g} s") from None
-                time.sleep(delay)
-                delay = min(delay * 2, _LOCK_POLL_S)
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
@@ -657,9 +682,12 @@ class JudgedEditStore:
             self._conn = None
 
     def close(self) -> None:
-        """Close the file; further use raises StoreError."""
+        """Close the file; further use raises StoreError. Says how many judged edits of this handle
+        are not in the store, if its file was deleted or replaced (:meth:`StoreFile.closing`)."""
         with self._lock:
             self._close_quietly()
+        if self._file is not None:
+            self._file.closing()
 
     def discard_if_unused(self) -> bool:
         """Close the handle and, when it created the store (:attr:`created`) and the store holds no
@@ -678,8 +706,10 @@ class JudgedEditStore:
                     conn.execute("BEGIN IMMEDIATE")  # no row can be added between the count and the close
                     empty = conn.execute("SELECT 1 FROM judged_edits LIMIT 1").fetchone() is None
             self._close_quietly()  # rolls the transaction back
+        if self._file is not None:
+            self._file.closing()
         wal = Path(f"{self.path}-wal")
-        if not empty or wal.exists():
+        if not empty or wal.exists() or self._file is None or self._file.gone():  # the path names another file now
             return False
         for path in (self.path, wal, Path(f"{self.path}-shm")):
             with contextlib.suppress(FileNotFoundError):
@@ -704,7 +734,7 @@ class JudgedEditStore:
         """The id of ``identity`` in table ``judges`` (added there if new), inside a write transaction."""
         found = ids.get(identity)
         if found is None:
-            conn.execute("INSERT OR IGNORE INTO judges (identity) VALUES (?)", (identity,))
+            self._judge_rows += conn.execute("INSERT OR IGNORE INTO judges (identity) VALUES (?)", (identity,)).rowcount
             found = ids[identity] = conn.execute("SELECT id FROM judges WHERE identity = ?", (identity,)).fetchone()[0]
         return found
 

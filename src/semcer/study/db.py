@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import secrets
 import sqlite3
 import time
@@ -131,10 +132,31 @@ class StudyNotWritable(SemcerError):
     """The study file, or its folder (SQLite's -wal and -shm files), cannot be written."""
 
 
-def _uri(path: Path) -> str:
+def _uri(path: Path, *, immutable: bool = False) -> str:
     """The URI that opens an existing study file for writing and never creates one (``mode=rw``):
-    only :meth:`StudyDB.creating` makes a study file."""
-    return "file:" + urllib.parse.quote(str(path.absolute())) + "?mode=rw"
+    only :meth:`StudyDB.creating` makes a study file. ``immutable``: for reading only, creating no
+    -wal or -shm file and taking no lock (``mode=ro&immutable=1``)."""
+    return "file:" + urllib.parse.quote(str(path.absolute())) + ("?mode=ro&immutable=1" if immutable else "?mode=rw")
+
+
+def _unwritable(path: Path) -> str:
+    """Why this process may not write the existing study file ``path`` (the file, or the folder of
+    its -wal and -shm files), or "" when it may or the file is missing. Asked of the kernel
+    (``access``: permissions, an immutable file or folder, a read-only mount) before SQLite opens the
+    file: a connection to a file it may not write still creates -wal and -shm in a writable folder,
+    and leaves them behind."""
+    if not path.is_file():
+        return ""
+    if not os.access(path, os.W_OK):
+        return "the file is read-only to this process"
+    if not os.access(path.absolute().parent, os.W_OK):
+        return "its folder is read-only to this process"
+    return ""
+
+
+def _beside(path: Path) -> bool:
+    """Whether a -wal or -shm file lies beside ``path`` (a connection has the study open, or had)."""
+    return Path(f"{path}-wal").exists() or Path(f"{path}-shm").exists()
 
 
 def _refuse_existing(path: Path) -> None:
@@ -250,10 +272,16 @@ class StudyDB:
             raise SemcerError(f"{p}: cannot write the study ({why})") from None
 
     @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
+    def _connect(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """A connection to the study (``write``: for a change). A study this process may not write
+        is refused for a change before SQLite opens it, and read immutable when no -wal or -shm file
+        lies beside it (no connection has it open): either way no file is left beside it."""
+        why = _unwritable(self.path)
+        if why and write:
+            raise self._not_writable(why)
         try:
-            conn = sqlite3.connect(_uri(self.path), uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None,
-                                   check_same_thread=False)
+            conn = sqlite3.connect(_uri(self.path, immutable=bool(why) and not _beside(self.path)), uri=True,
+                                   timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
         try:
@@ -273,15 +301,20 @@ class StudyDB:
                                 f"them all: put it back at {self.path} and the app carries on")
         code = getattr(exc, "sqlite_errorcode", None)  # the extended code; its low byte is the primary one
         if isinstance(code, int) and (code & 0xFF) in _NOT_WRITABLE:
-            return StudyNotWritable(f"{self.path}: the study cannot be written ({exc}); semcer writes the file and "
-                                    f"creates {self.path.name}-wal and {self.path.name}-shm beside it: make the file "
-                                    "and its folder writable (and not immutable: lsattr, chattr -i)")
+            return self._not_writable(str(exc))
         return SemcerError(f"{self.path}: {exc}")
+
+    def _not_writable(self, why: str) -> StudyNotWritable:
+        return StudyNotWritable(f"{self.path}: the study cannot be written ({why}); semcer writes the file and "
+                                f"creates {self.path.name}-wal and {self.path.name}-shm beside it: make the file "
+                                "and its folder writable (and not immutable: lsattr, chattr -i)")
 
     def check_writable(self) -> None:
         """Refuse a study this process cannot write (read-only or immutable file or folder): a real
-        write, rolled back, since permission bits say nothing of an immutable file or of root."""
-        with self._connect() as conn:
+        write, rolled back, for what the kernel's answer on permissions does not see (a full disk,
+        some network file systems). One the kernel already says is not writable is refused before
+        it is opened, leaving nothing beside it."""
+        with self._connect(write=True) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 conn.execute("UPDATE meta SET value = value WHERE name = 'format'")
@@ -291,7 +324,7 @@ class StudyDB:
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._connect() as conn:
+        with self._connect(write=True) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
