@@ -3,10 +3,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
+import shutil
 import sqlite3
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from semcer.alignment.context import MARK_CLOSE, MARK_OPEN, EditContext
 from semcer.judges.base import FixedJudge
@@ -196,3 +203,23 @@ def fill_store(path: Path) -> Path:
         judge_cached(RecordingJudge(), [make_ctx(i) for i in range(150)], store, batch_size=64)
         judge_cached(FixedJudge(p=(1 / 3, 1 / 3, 1 / 3, 0.0, 0.0), name="thirds"), [make_ctx(i) for i in range(40)], store)
     return path
+
+
+@contextlib.contextmanager
+def read_only(path: Path) -> Iterator[None]:
+    """``path`` (a file or a folder) not writable by this process, even as root (immutable then, with
+    ``chattr +i``; the test is skipped where that cannot be done)."""
+    if os.geteuid() == 0:
+        if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(path)]).returncode != 0:
+            pytest.skip("running as root without chattr +i: cannot make a file read-only")
+        try:
+            yield
+        finally:
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+    else:
+        mode = path.stat().st_mode
+        path.chmod(0o555 if path.is_dir() else 0o444)
+        try:
+            yield
+        finally:
+            path.chmod(mode)

@@ -6,36 +6,16 @@ before SQLite creates them. Before, a read left an empty -wal and a 32 KiB -shm 
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLES, fill_store
+from helpers import EXAMPLES, fill_store, read_only
 
 from semcer.errors import StoreError
 from semcer.store.sqlite import JudgedEditStore
-
-
-@contextlib.contextmanager
-def _read_only_file(path: Path):
-    """``path`` not writable by this process, even as root (immutable then)."""
-    if os.geteuid() == 0:
-        if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(path)]).returncode != 0:
-            pytest.skip("running as root without chattr +i: cannot make a file read-only")
-        try:
-            yield
-        finally:
-            subprocess.run(["chattr", "-i", str(path)], check=True)
-    else:
-        path.chmod(0o444)
-        try:
-            yield
-        finally:
-            path.chmod(0o644)
 
 
 def _stored(path: Path) -> list[tuple]:
@@ -57,7 +37,7 @@ def test_reading_a_read_only_store_leaves_nothing_beside_it(tmp_path):
     folder.mkdir()
     store = fill_store(folder / "judged.sqlite")
     rows, before = _stored(store), _listing(folder)
-    with _read_only_file(store):
+    with read_only(store):
         info = _semcer("store", "info", str(store))
         check = _semcer("store", "check", str(store))
         with JudgedEditStore(store, readonly=True) as opened:
@@ -74,7 +54,7 @@ def test_writing_a_read_only_store_is_refused_before_it_is_opened(tmp_path):
     folder.mkdir()
     store = fill_store(folder / "judged.sqlite")
     rows, before = _stored(store), _listing(folder)
-    with _read_only_file(store):
+    with read_only(store):
         with pytest.raises(StoreError) as info:
             JudgedEditStore(store)
         run = _semcer("score", str(EXAMPLES / "references.jsonl"), str(EXAMPLES / "tess_noisy.jsonl"), "--store",

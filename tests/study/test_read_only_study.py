@@ -7,16 +7,14 @@ removed."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import shutil
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import read_only
 from studyhelpers import write_edits
 
 from semcer.study.create import create_study, plan
@@ -32,24 +30,6 @@ def study(tmp_path):
     return folder / "s.study"
 
 
-@contextlib.contextmanager
-def _read_only(path: Path):
-    """``path`` (a file or a folder) not writable by this process, even as root (immutable then)."""
-    if os.geteuid() == 0:
-        if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(path)]).returncode != 0:
-            pytest.skip("running as root without chattr +i: cannot make a file read-only")
-        try:
-            yield
-        finally:
-            subprocess.run(["chattr", "-i", str(path)], check=True)
-    else:
-        mode = path.stat().st_mode
-        path.chmod(0o555 if path.is_dir() else 0o444)
-        try:
-            yield
-        finally:
-            path.chmod(mode)
-
 
 def _listing(folder: Path) -> list[tuple[str, int]]:
     return sorted((p.name, p.stat().st_size) for p in folder.iterdir())
@@ -62,7 +42,7 @@ def _semcer(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize("which", ["file", "folder"])
 def test_a_refused_serve_leaves_the_folder_as_it_was(study, tmp_path, which):
     before, content = _listing(study.parent), study.read_bytes()
-    with _read_only(study if which == "file" else study.parent):
+    with read_only(study if which == "file" else study.parent):
         run = _semcer("study", "serve", str(study), "--port", "1")  # refused before it would listen
         after = _listing(study.parent)
     assert run.returncode == 2 and "the study cannot be written" in run.stderr, run.stderr
@@ -73,7 +53,7 @@ def test_a_refused_serve_leaves_the_folder_as_it_was(study, tmp_path, which):
 def test_a_read_only_study_is_read_and_nothing_is_left_beside_it(study, tmp_path, which):
     before = _listing(study.parent)
     out = tmp_path / "exported"
-    with _read_only(study if which == "file" else study.parent):
+    with read_only(study if which == "file" else study.parent):
         status = _semcer("study", "status", str(study), "--json")
         export = _semcer("study", "export", str(study), "-o", str(out))
         after = _listing(study.parent)
@@ -95,7 +75,7 @@ def test_answers_in_a_write_ahead_log_beside_a_read_only_study_are_read_and_the_
         wal = study.with_name("s.study-wal")
         assert wal.stat().st_size > 0
         before = _listing(study.parent)
-        with _read_only(study):
+        with read_only(study):
             ratings = [(r.reader, r.level) for r in StudyDB(study).ratings()]
             after = _listing(study.parent)
         assert ratings == [("ana", 3)] and after == before

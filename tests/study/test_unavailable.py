@@ -4,15 +4,12 @@ records nothing it cannot write; serve refuses a study it cannot write before it
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import read_only
 from servers import Server, free_port
 from studyhelpers import write_edits
 
@@ -55,24 +52,6 @@ def _log(server: Server) -> str:
     return server.proc.stderr.read() if server.proc and server.proc.stderr else ""
 
 
-@contextlib.contextmanager
-def _read_only(path: Path):
-    """``path`` (a file or a folder) not writable by this process, even as root (immutable then)."""
-    if os.geteuid() == 0:
-        if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(path)]).returncode != 0:
-            pytest.skip("running as root without chattr +i: cannot make a file read-only")
-        try:
-            yield
-        finally:
-            subprocess.run(["chattr", "-i", str(path)], check=True)
-    else:
-        mode = path.stat().st_mode
-        path.chmod(0o555 if path.is_dir() else 0o444)
-        try:
-            yield
-        finally:
-            path.chmod(mode)
-
 
 @pytest.mark.parametrize("how", ["moved", "deleted"])
 def test_a_study_file_gone_while_serving_is_never_recreated(study, tmp_path, how):
@@ -108,7 +87,7 @@ def test_an_answer_the_file_refuses_is_not_recorded_and_says_why(study):
     server = Server(path).start()
     try:
         c = _signed_in(server.url, token)
-        with _read_only(path):
+        with read_only(path):
             r = _answer(c)
             assert r.status_code == 503
             assert "The study file cannot be written, so your answer was not recorded" in r.text
@@ -128,7 +107,7 @@ def test_an_answer_the_file_refuses_is_not_recorded_and_says_why(study):
 def test_serve_refuses_a_study_it_cannot_write_before_listening(study, which):
     path, _ = study
     port, before = free_port(), path.read_bytes()
-    with _read_only(path if which == "file" else path.parent):
+    with read_only(path if which == "file" else path.parent):
         run = subprocess.run([sys.executable, "-m", "semcer", "study", "serve", str(path), "--port", str(port)],
                              capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "serving" not in run.stdout
