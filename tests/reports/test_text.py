@@ -46,7 +46,7 @@ def test_judge_eval_table_by_language_and_class():
     labels = [Label(float(v), int(v * 4)) for v in y]
     report = evaluate_judge(judgements, labels, langs=["vi" if i % 3 else "zh_CN" for i in range(300)], n_boot=50)
     md = render_judge_eval(report)
-    assert "| **all** | 300 |" in md and "| vi | 200 |" in md and "| zh_CN | 100 |" in md and "±" not in md
+    assert "| **all** | 300 |" in md and "| vi | 200 |" in md and "| zh-CN | 100 |" in md and "±" not in md
     assert md.splitlines()[0].startswith("| language |")
     by_class = render_judge_eval(report, by="class")
     assert by_class.splitlines()[0].startswith("| edit class |") and "| letter | 150 |" in by_class
