@@ -103,6 +103,26 @@ def _file_id(path: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
+def why_unwritable(path: Path) -> str:
+    """Why this process may not write the SQLite file at ``path`` (the file, or the folder that keeps
+    its -wal and -shm files), or "" when it may. Asked of the kernel (``access``: permissions, an
+    immutable file, a read-only mount) before SQLite opens anything, since a connection to a file it
+    may not write still creates ``FILE-wal`` and ``FILE-shm`` in a writable folder, and leaves them.
+    The one check of the store and of a study file."""
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file is read-only to this process"
+    parent = path.resolve().parent
+    if parent.is_dir() and not os.access(parent, os.W_OK):
+        return "its folder is read-only to this process"
+    return ""
+
+
+def has_side_files(path: Path) -> bool:
+    """Whether a -wal or -shm file lies beside the SQLite file ``path`` (a connection has it open,
+    or had): then it is not opened immutable."""
+    return Path(f"{path}-wal").exists() or Path(f"{path}-shm").exists()
+
+
 class StoreFile:
     """The file a handle opened for writing at ``path``, checked around each commit, and the judged
     edits of the handle that are not in the file at ``path`` because it no longer names that file."""

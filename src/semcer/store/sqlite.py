@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from semcer.alignment.context import MARK_CLOSE, MARK_OPEN, EditContext, content_key
 from semcer.errors import StoreError
 from semcer.judges.distribution import ONE_HOT_FLAG, Judgement, check_distribution
-from semcer.store.guards import BUSY_TIMEOUT_S, LockWaits, StoreFile
+from semcer.store.guards import BUSY_TIMEOUT_S, LockWaits, StoreFile, has_side_files, why_unwritable
 from semcer.store.keys import edit_key
 from semcer.store.packing import pack_pair, unpack_pair
 from semcer.text.units import segment
@@ -365,19 +365,6 @@ def ready_rows(rows: Sequence[tuple[str, str, EditContext, Judgement]], where: s
     return ReadyRows(tuple(values), tuple(pack_pair(v[m_ref], v[m_hyp]) for v in values))
 
 
-def _unwritable(path: Path) -> str:
-    """Why this process may not write the store at ``path`` (the file, or the directory that keeps
-    its -wal and -shm files), or "" when it may. Asked of the kernel (``access``: permissions, an
-    immutable file, a read-only mount) before SQLite opens anything, since a connection to a file it
-    may not write still creates ``STORE-wal`` and ``STORE-shm`` in a writable directory, and leaves them."""
-    if path.exists() and not os.access(path, os.W_OK):
-        return "the file is read-only to this process"
-    parent = path.resolve().parent
-    if parent.is_dir() and not os.access(parent, os.W_OK):
-        return "its directory is read-only to this process"
-    return ""
-
-
 def _writable(path: Path) -> bool:
     """Whether this process may write ``path`` and its directory. A read-only handle then opens it
     read-write with SQLite's ``query_only`` set: nothing can be changed through it, and, unlike a
@@ -385,12 +372,7 @@ def _writable(path: Path) -> bool:
     store (a study's or store's folder is not left with two more files each time it is read).
     Where it may not, and no -wal or -shm file lies beside the store (so no connection has it open),
     the handle opens it immutable, which creates neither."""
-    return not _unwritable(path)
-
-
-def _beside(path: Path) -> bool:
-    """Whether a -wal or -shm file lies beside ``path`` (a connection has the store open, or had)."""
-    return Path(f"{path}-wal").exists() or Path(f"{path}-shm").exists()
+    return not why_unwritable(path)
 
 
 class JudgedEditStore:
@@ -464,14 +446,14 @@ class JudgedEditStore:
             if not os.access(self.path, os.R_OK):
                 raise StoreError(f"{self.path}: permission denied (the store file is not readable)")
             writable = _writable(self.path)
-            immutable = immutable or not (writable or _beside(self.path))  # creates no -wal or -shm file
+            immutable = immutable or not (writable or has_side_files(self.path))  # creates no -wal or -shm file
             self.immutable = immutable
             mode = "ro&immutable=1" if immutable else "rw" if writable else "ro"
             uri = f"{self.path.resolve().as_uri()}?mode={mode}"
             conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
             conn.execute("PRAGMA query_only = ON")
         else:
-            why = _unwritable(self.path)
+            why = why_unwritable(self.path)
             if why:  # refused before SQLite creates STORE-wal and STORE-shm beside a file it then cannot write
                 raise self._not_writable(why)
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import secrets
 import sqlite3
 import time
@@ -29,6 +28,7 @@ from typing import Any
 from semcer.atomic import atomic_path
 from semcer.errors import InputError, SemcerError, first_line, quoted
 from semcer.io.ratings import RatedItem
+from semcer.store.guards import has_side_files, why_unwritable
 from semcer.study.sampling import Slot
 
 FORMAT = "semcer-study/1"
@@ -137,26 +137,6 @@ def _uri(path: Path, *, immutable: bool = False) -> str:
     only :meth:`StudyDB.creating` makes a study file. ``immutable``: for reading only, creating no
     -wal or -shm file and taking no lock (``mode=ro&immutable=1``)."""
     return "file:" + urllib.parse.quote(str(path.absolute())) + ("?mode=ro&immutable=1" if immutable else "?mode=rw")
-
-
-def _unwritable(path: Path) -> str:
-    """Why this process may not write the existing study file ``path`` (the file, or the folder of
-    its -wal and -shm files), or "" when it may or the file is missing. Asked of the kernel
-    (``access``: permissions, an immutable file or folder, a read-only mount) before SQLite opens the
-    file: a connection to a file it may not write still creates -wal and -shm in a writable folder,
-    and leaves them behind."""
-    if not path.is_file():
-        return ""
-    if not os.access(path, os.W_OK):
-        return "the file is read-only to this process"
-    if not os.access(path.absolute().parent, os.W_OK):
-        return "its folder is read-only to this process"
-    return ""
-
-
-def _beside(path: Path) -> bool:
-    """Whether a -wal or -shm file lies beside ``path`` (a connection has the study open, or had)."""
-    return Path(f"{path}-wal").exists() or Path(f"{path}-shm").exists()
 
 
 def _refuse_existing(path: Path) -> None:
@@ -276,11 +256,11 @@ class StudyDB:
         """A connection to the study (``write``: for a change). A study this process may not write
         is refused for a change before SQLite opens it, and read immutable when no -wal or -shm file
         lies beside it (no connection has it open): either way no file is left beside it."""
-        why = _unwritable(self.path)
+        why = why_unwritable(self.path) if self.path.is_file() else ""  # a missing study is StudyMissing
         if why and write:
             raise self._not_writable(why)
         try:
-            conn = sqlite3.connect(_uri(self.path, immutable=bool(why) and not _beside(self.path)), uri=True,
+            conn = sqlite3.connect(_uri(self.path, immutable=bool(why) and not has_side_files(self.path)), uri=True,
                                    timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
