@@ -20,7 +20,7 @@ import pytest
 from helpers import jsonl, write
 from helpers import read_error as error
 
-from semcer.io import collections as coll
+from semcer.io import compressed
 from semcer.io.collections import PageOptions, detect_format, read_collection
 from semcer.io.formats import page_key
 from semcer.io.pairing import pair_collections
@@ -69,7 +69,7 @@ def test_gzip_pages_in_a_directory_are_checked_as_single_ones(tmp_path, monkeypa
     big = tmp_path / "big"
     write(big / "p1.txt", "fine\n")
     p = gz(big / "p2.xml.gz", PAGE + " " * 5_000)
-    monkeypatch.setattr(coll, "GZIP_LIMIT", 1_000)
+    monkeypatch.setattr(compressed, "GZIP_LIMIT", 1_000)
     msg = error(big)
     assert msg.startswith(f"{p}: ") and "decompresses to more than" in msg
     fake = write(tmp_path / "fake" / "p1.hocr.gz", HOCR)

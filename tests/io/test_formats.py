@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from semcer.io import collections as coll
+from semcer.io import compressed
 from semcer.io.collections import Item, detect_format, read_collection
 
 # ----------------------------------------------------------------------------------------------
@@ -280,15 +281,16 @@ def test_gzip_is_decompressed_and_the_format_detected_inside(tmp_path):
 
 def test_gzip_over_the_size_limit_is_refused(tmp_path, monkeypatch):
     p = write(tmp_path / "bomb.jsonl.gz", gzip.compress(b" " * 200_000 + b'{"id": "a", "text": "x"}\n'))
-    monkeypatch.setattr(coll, "GZIP_LIMIT", 100_000)
+    monkeypatch.setattr(compressed, "GZIP_LIMIT", 100_000)
     msg = error(p)
     assert msg.startswith(f"{p}: ") and "decompresses to more than" in msg
-    monkeypatch.setattr(coll, "GZIP_LIMIT", 300_000)
+    monkeypatch.setattr(compressed, "GZIP_LIMIT", 300_000)
     assert read_collection(p).items[0].text == "x"
 
 
 def test_default_gzip_limit_is_bounded():
     assert 0 < coll.GZIP_LIMIT <= 4 << 30
+    assert coll.GZIP_LIMIT == compressed.GZIP_LIMIT  # one limit: the collection reader's is the page files'
 
 
 @pytest.mark.parametrize("data, words", [

@@ -62,7 +62,7 @@ directory); a gzip-compressed file (``.gz``, or any file whose bytes start with 
 signature, standard input included) is decompressed first, at most :data:`GZIP_LIMIT` bytes (2
 GiB: a guard against decompression bombs), and the format is detected inside it (``refs.jsonl.gz``
 uses the suffix ``.jsonl``). Data compressed twice, and a ``.gz`` file that is not gzip, are
-refused.
+refused. (The rule of every reader, a single page file's too: :mod:`semcer.io.compressed`, which holds the limit.)
 
 Detection (:func:`detect_format`), in this order; a directory is always ``directory``:
 
@@ -98,12 +98,10 @@ Detection (:func:`detect_format`), in this order; a directory is always ``direct
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import os
 import re
 import sys
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -111,6 +109,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from semcer.errors import InputError, quoted
+from semcer.io.compressed import GZIP_LIMIT, GZIP_MAGIC, decompressed, without_gz
 from semcer.io.folders import file_problem, walk_folders
 from semcer.io.formats.detect import PAGE_FORMATS, detect_markup
 from semcer.io.jsonl import (
@@ -157,15 +156,12 @@ class PageOptions:
     dialect: str = "semcer"
     hyphen: str | None = None
     keep_going: bool = False
-#: The most bytes a gzip-compressed input may decompress to (a guard against decompression bombs).
-GZIP_LIMIT = 2 << 30
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 _SUFFIX_FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".tsv": "tsv", ".csv": "csv",
                    ".txt": "text"}
 _HEAD = 1 << 20  # detection looks at the first MiB
 _LANG = itemgetter(3)  # an Item's lang
-_GZIP_MAGIC = b"\x1f\x8b"
 
 class Item(NamedTuple):
     """One reference or output line (or page) as read, with where it was read from.
@@ -255,7 +251,7 @@ def read_collection(path: str | os.PathLike, *, format: str | None = None,
             raise InputError(f"{name}: format 'directory' needs a directory, this is a file")
         data = _read_bytes(p, name)
         suffix = p.suffix.lower()
-    data, suffix = _decompressed(data, name, suffix)
+    data, suffix = decompressed(data, name, suffix)
     fmt = detect_format(data, suffix) if format is None else format
     if fmt in PAGE_FORMATS and format is not None:
         _check_forced_page(data, suffix, fmt, name)
@@ -294,7 +290,7 @@ def detect_file_format(path: str | os.PathLike) -> str | None:
             head = fh.read(_HEAD)
     except OSError:
         return None
-    if head.startswith(_GZIP_MAGIC) or p.suffix.lower() == ".gz":
+    if head.startswith(GZIP_MAGIC) or p.suffix.lower() == ".gz":
         return None
     return detect_format(head, p.suffix.lower())
 
@@ -355,40 +351,6 @@ def _read_stdin() -> bytes:
         return stream.buffer.read()
     except OSError as exc:
         raise InputError(f"{STDIN_NAME}: cannot read: {exc.strerror or exc}") from None
-
-
-def _decompressed(data: bytes, name: str, suffix: str) -> tuple[bytes, str]:
-    """The data inside a gzip file and the suffix that names its format (``.jsonl`` of
-    ``refs.jsonl.gz``); anything else unchanged."""
-    named_gz = suffix == ".gz"
-    if not data.startswith(_GZIP_MAGIC):
-        if named_gz:
-            raise InputError(f"{name}: named .gz but not gzip-compressed; rename it")
-        return data, suffix
-    out = bytearray()
-    try:
-        with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
-            while chunk := gz.read(1 << 20):
-                out += chunk
-                if len(out) > GZIP_LIMIT:
-                    raise InputError(
-                        f"{name}: decompresses to more than {_size(GZIP_LIMIT)} (the limit against "
-                        "decompression bombs); decompress it yourself and read the result"
-                    )
-    except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
-        raise InputError(f"{name}: truncated or corrupt gzip data ({exc})") from None
-    if out.startswith(_GZIP_MAGIC):
-        raise InputError(f"{name}: gzip-compressed twice; decompress it once yourself")
-    inner = Path(name[:-3]).suffix.lower() if named_gz else ""
-    return bytes(out), inner
-
-
-def _size(n: int) -> str:
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:g} {unit}" if unit == "bytes" else f"{n:.4g} {unit}"
-        n /= 1024  # type: ignore[assignment]
-    return f"{n} bytes"  # pragma: no cover
 
 
 def detect_format(data: bytes, suffix: str = "") -> str:
@@ -732,7 +694,7 @@ def _read_shards(root: Path, name: str, shards: list[str], pages: list[tuple[str
     items: list[Item] = []
     for rel in shards:
         path = str(root.joinpath(*rel.split("/")))
-        data, _ = _decompressed(_read_bytes(path, path), path, Path(rel).suffix.lower())
+        data, _ = decompressed(_read_bytes(path, path), path, Path(rel).suffix.lower())
         items += _read_parquet(data, path)
     return _collection(items, name, "parquet")
 
@@ -752,13 +714,8 @@ _KINDS = {".txt": "plain text", ".hocr": "hOCR", ".html": "hOCR or HTML", ".htm"
           ".xhtml": "hOCR or HTML", ".xml": "PAGE-XML or ALTO"}
 
 
-def _inner(rel: str) -> str:
-    """A file's name without ``.gz``: the name of the page inside."""
-    return rel[:-3] if rel.lower().endswith(".gz") else rel
-
-
 def _kind(rel: str) -> str:
-    return _KINDS.get(Path(_inner(rel)).suffix.lower(), "page")
+    return _KINDS.get(Path(without_gz(rel)).suffix.lower(), "page")
 
 
 def _same_key(root: Path, name: str, key: str, rels: list[str]) -> InputError:
@@ -778,7 +735,7 @@ def _same_key(root: Path, name: str, key: str, rels: list[str]) -> InputError:
     if "/" in rels[0]:  # in a subfolder: a folder beside it would still be read
         return InputError(f"{head} (into a folder of their own, outside {name}, with the same subfolders)")
     folder = str(Path(paths[0]).parent)
-    ext = next(Path(_inner(r)).suffix.lower() for r in rels if _kind(r) != "plain text")
+    ext = next(Path(without_gz(r)).suffix.lower() for r in rels if _kind(r) != "plain text")
     moved = f"{os.path.abspath(folder) if Path(folder).name in ('', '..') else folder}-{ext[1:]}"
     return InputError(f"{head} (to score the {_KINDS[ext]} files: mkdir {moved} && mv {folder}/*{ext} {moved}/, then "
                       f"give {moved})")
@@ -788,9 +745,9 @@ def _directory_page(fname: str, rel: str, key: str, options: PageOptions) -> tup
     """One file of a directory: its page (None for a plain-text page) and its items. Its format is
     detected as a single file's is (:func:`detect_format`): a page format whatever its name, else a
     ``.txt`` file is a plain-text page and any other file is refused."""
-    inner = _inner(rel)
+    inner = without_gz(rel)
     suffix = Path(inner).suffix.lower()
-    data, _ = _decompressed(_read_bytes(fname, fname), fname, Path(rel).suffix.lower())
+    data, _ = decompressed(_read_bytes(fname, fname), fname, Path(rel).suffix.lower())
     doc = rel.rpartition("/")[0] or None
     fmt = detect_format(data, suffix)
     if fmt in PAGE_FORMATS:
@@ -815,14 +772,13 @@ def _page_files(root: Path) -> list[tuple[str, str | None]]:
     """The files below root (recursively, links to folders followed: :func:`walk_folders`; hidden ones
     skipped) that are named like pages, sorted: each relative path (with '/') and None, or why it
     cannot be read as a page."""
-    from semcer.io.formats.files import EXTENSIONS
+    from semcer.io.formats.files import EXTENSIONS, named_like_page
 
     found = []
     for dirpath, prefix, filenames in walk_folders(root, (".",)):
         for f in filenames:
-            low = f.lower()
-            stem, dot, ext = low.rpartition(".")
-            if low.endswith(EXTENSIONS) or (ext == "gz" and stem.endswith(EXTENSIONS)):
+            stem, dot, ext = f.lower().rpartition(".")
+            if named_like_page(f):
                 problem = file_problem(os.path.join(dirpath, f))
                 found.append((prefix + f, None if problem is None else f"named like a page but cannot be read as "
                               f"one: {problem}; remove it or move it out of the directory"))

@@ -13,9 +13,11 @@ conventions: ``name.gt.xml`` ↔ ``name.ocr.xml``, ``name.xml`` ↔ ``name.xml``
 (:mod:`semcer.io.folders`): a symbolic link to a folder is walked like a folder (a link back to a
 folder above it, or a second way to one folder, is refused), a link to a file is a file under the
 link's own name (its key is the link's path, wherever the file lies); hidden files and directories
-(name starting with ``.``) are skipped; files with one of the extensions above are pages (a broken
-link named like one too: :func:`read_pairs` names it and where it points, as any file it cannot
-read); every other file (images, JSON, ...) is listed in
+(name starting with ``.``) are skipped; files with one of the extensions above are pages, each also
+gzip-compressed (``p1.hocr.gz``, ``p1.gt.txt.gz``: read as :func:`semcer.io.formats.read_page` reads
+one, decompressed with the limits of :mod:`semcer.io.compressed`), and so is a broken link named
+like one (:func:`read_pairs` names it and where it points, as any file it cannot read); every other
+file (images, JSON, ...) is listed in
 :attr:`FilePairing.ignored_refs`/``ignored_hyps``, never silently dropped. A list of files, or one
 file, is taken as given (keys from the base names), each a regular file or a link to one (a broken
 link is an error naming it). Two files of one side with the same key (``a.xml`` and ``a.hocr``) are
@@ -33,16 +35,23 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from semcer.errors import InputError
+from semcer.io.compressed import without_gz
 from semcer.io.folders import file_problem, walk_folders
 from semcer.io.formats.page import Page
 from semcer.io.formats.read import read_page
 from semcer.io.formats.tree import MAX_BYTES, MAX_ELEMENTS
 
-__all__ = ["EXTENSIONS", "MARKERS", "FilePair", "FilePairing", "PagePair", "ReadPairs", "page_key", "pair_files",
-           "read_pairs", "same_page_name"]
+__all__ = ["EXTENSIONS", "MARKERS", "FilePair", "FilePairing", "PagePair", "ReadPairs", "named_like_page", "page_key",
+           "pair_files", "read_pairs", "same_page_name"]
 
 EXTENSIONS = (".xml", ".html", ".htm", ".xhtml", ".hocr", ".txt")
 MARKERS = (".gt", ".ocr", ".pred", ".hyp", ".page", ".alto", ".hocr")
+
+
+def named_like_page(name: str) -> bool:
+    """Whether a file name (or relative path) is a page's by its extension: one of :data:`EXTENSIONS`,
+    itself or before a final ``.gz`` (``p1.hocr``, ``p1.hocr.gz``; any case)."""
+    return without_gz(name).lower().endswith(EXTENSIONS)
 
 
 def page_key(name: str) -> str:
@@ -112,7 +121,7 @@ def _files(source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], si
         for dirpath, prefix, filenames in walk_folders(root, (".",)):
             for f in filenames:
                 path = os.path.join(dirpath, f)
-                if f.lower().endswith(EXTENSIONS):
+                if named_like_page(f):
                     add(page_key(prefix + f), path)  # a broken link too: read_pairs names it
                 else:
                     ignored.append(path)

@@ -1,4 +1,9 @@
-"""Reading one page file: detect its format, parse it safely, extract its page at a level."""
+"""Reading one page file: detect its format, parse it safely, extract its page at a level.
+
+A page file may be gzip-compressed (``p1.hocr.gz``, ``p1.gt.txt.gz``): :func:`read_page` decompresses
+it as every reader of semcer does (:mod:`semcer.io.compressed`: its limit against decompression
+bombs, its errors for a ``.gz`` that is not gzip and for data compressed twice), and the page inside
+is read as the file named without ``.gz`` would be."""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import os
 from pathlib import Path
 
 from semcer.errors import InputError
+from semcer.io.compressed import decompressed, without_gz
 from semcer.io.folders import file_problem
 from semcer.io.formats.alto import read_alto
 from semcer.io.formats.detect import detect_xml_format
@@ -61,11 +67,12 @@ def _is_xml(data: bytes) -> bool:
 
 def parse_page(data: bytes, name: str, *, format: str | None = None, level: str = "region", dialect: str = "semcer",
                hyphen: str | None = None, max_bytes: int = MAX_BYTES, max_elements: int = MAX_ELEMENTS) -> Page:
-    """The page of the bytes ``data`` of one file (``name`` for messages and :attr:`Page.file`).
+    """The page of the bytes ``data`` of one file (``name`` for messages and :attr:`Page.file`);
+    ``data`` is the page itself, already decompressed where the file was gzip (:func:`read_page`).
 
     ``format`` is ``"page-xml"``, ``"alto"``, ``"hocr"`` or ``"text"``; None detects it from the
     content (:func:`semcer.io.formats.detect_xml_format`), and a file that is none of the three
-    markup formats is ``"text"`` when its name ends with ``.txt`` and an error otherwise.
+    markup formats is ``"text"`` when its name ends with ``.txt`` (or ``.txt.gz``) and an error otherwise.
     ``level``: see :func:`resolve_level`. ``dialect``: ``"semcer"`` (the documented rules) or
     ``"dinglehopper"`` (dinglehopper 0.11's extraction, for PAGE, ALTO and text). ``hyphen``: how
     ALTO's ``HYP`` is read (``"keep"``, ``"join"``, ``"drop"``; see :mod:`semcer.io.formats.alto`).
@@ -77,7 +84,7 @@ def parse_page(data: bytes, name: str, *, format: str | None = None, level: str 
     if format is None:
         format = detect_xml_format(data[: 1 << 16])
         if format is None:
-            if name.lower().endswith(".txt"):
+            if without_gz(name).lower().endswith(".txt"):
                 format = "text"
             else:
                 raise InputError(f"{name}: not a PAGE-XML, ALTO or hOCR file (no PcGts or alto root element, no "
@@ -107,7 +114,9 @@ def parse_page(data: bytes, name: str, *, format: str | None = None, level: str 
 def read_page(path: str | os.PathLike[str], *, format: str | None = None, level: str = "region",
               dialect: str = "semcer", hyphen: str | None = None, max_bytes: int = MAX_BYTES,
               max_elements: int = MAX_ELEMENTS) -> Page:
-    """:func:`parse_page` of a file (its size is checked before it is read)."""
+    """:func:`parse_page` of a file (its size is checked before it is read). A gzip-compressed file
+    (named ``.gz``, or starting with the gzip signature) is decompressed first, with the limits and
+    errors of :func:`semcer.io.compressed.decompressed`; ``max_bytes`` then applies to the page inside."""
     name = str(path)
     p = Path(path)
     problem = file_problem(p)  # a broken link is named as one, with where it points
@@ -122,5 +131,6 @@ def read_page(path: str | os.PathLike[str], *, format: str | None = None, level:
         data = p.read_bytes()
     except OSError as exc:
         raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    data, _ = decompressed(data, name, p.suffix.lower())
     return parse_page(data, name, format=format, level=level, dialect=dialect, hyphen=hyphen, max_bytes=max_bytes,
                       max_elements=max_elements)
