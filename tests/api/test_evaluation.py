@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import semcer
 from semcer.errors import EmptyReferenceError, InputError
 from semcer.judges.base import FixedJudge
+from semcer.store.sqlite import JudgedEditStore
 
 # ---- seed figures (../shared/seeds: "What the score counts") --------------------------------
 
@@ -211,6 +212,24 @@ def test_one_language_tag_fills_in_the_lines_of_read_files_that_name_none(tmp_pa
     for bad in (["vi", "vi"], {"a": "vi"}):
         with pytest.raises(semcer.InputError, match="read collections carry their own"):
             semcer.evaluate(str(refs), str(hyps), langs=bad)
+
+
+def test_two_spellings_of_one_language_tag_are_one_language_for_the_judge_and_the_store(tmp_path):
+    """``EN``, ``en`` and a default ``en`` for a line naming none were three keys of the store (the same
+    edit judged three times) and three languages in a judge's prompt: one tag, spelled as BCP 47 does."""
+    seen = []
+    judge = FixedJudge(name="seen", fn=lambda c: seen.append(c.lang) or (0, 0, 0, 0, 1))
+    refs, hyps = tmp_path / "r.jsonl", tmp_path / "h.jsonl"
+    refs.write_text('{"id": "a", "text": "the cat", "lang": "EN"}\n{"id": "b", "text": "the cat", "lang": "en"}\n'
+                    '{"id": "c", "text": "the cat"}\n', encoding="utf-8")
+    hyps.write_text('{"id": "a", "text": "the cot"}\n{"id": "b", "text": "the cot", "lang": "En"}\n'
+                    '{"id": "c", "text": "the cot"}\n', encoding="utf-8")
+    ev = semcer.evaluate(str(refs), str(hyps), langs="EN", judge=judge, store=tmp_path / "s.sqlite")
+    assert seen == ["en"] and [j.context.lang for j in ev.judged] == ["en"] * 3  # judged once, for three lines
+    with JudgedEditStore(tmp_path / "s.sqlite", readonly=True) as store:
+        assert len(store) == 1
+    listed = semcer.evaluate(["the cat"] * 2, ["the cot"] * 2, langs=["zh_hant_tw", "ZH-Hant-TW"], judge=judge)
+    assert {j.context.lang for j in listed.judged} == {"zh-Hant-TW"}
 
 
 def test_library_errors_name_the_parameter_and_the_flag():

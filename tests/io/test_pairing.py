@@ -44,7 +44,7 @@ def test_pairing_in_reference_order_with_doc_and_lang(tmp_path):
     assert paired.pairs == (
         Pair("a", "110-2", "11O-2", "d1", "en"),
         Pair("b", "Tiếng", "Tieng", "b", "vi"),
-        Pair("c", "中文", "中又", "d9", "zh_CN"),
+        Pair("c", "中文", "中又", "d9", "zh-CN"),  # a locale's spelling read as BCP 47 writes the tag (RFC 5646)
     )
     assert paired.dropped_refs == () and paired.dropped_hyps == ()
 

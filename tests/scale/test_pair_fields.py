@@ -4,8 +4,8 @@
 
 Before, each had its own copy (``_agree`` in both modules). They agreed on every case below but one:
 two spellings of one language tag (``en_US`` against ``en-us``) stopped the whole-file reader as a
-disagreement, and sent the streamed one back to it (to the same error). Now the two are one tag and
-the reference's spelling is kept, by both. The expected values are written by hand from the rule.
+disagreement, and sent the streamed one back to it (to the same error). Now the two are one tag,
+given by both in BCP 47's spelling (RFC 5646, 2.1.1: ``en-US``), as is a default ``--lang``. The expected values are written by hand from the rule.
 """
 
 from __future__ import annotations
@@ -22,14 +22,15 @@ from semcer.io.pairing import SidesDisagree, pair_collections, pair_fields
 from semcer.scale.reading import jsonl_source
 
 # id: (reference's doc, lang), (output's doc, lang), then the pair's (doc, lang) without --lang and
-# with --lang de. None: the field is not in the record.
+# with --lang de (or DE: one tag). None: the field is not in the record.
 CASES = {
     "neither": ((None, None), (None, None), ("neither", None), ("neither", "de")),
     "ref-only": (("d1", "vi"), (None, None), ("d1", "vi"), ("d1", "vi")),
     "hyp-only": ((None, None), ("d2", "zh-CN"), ("d2", "zh-CN"), ("d2", "zh-CN")),
     "both-same": (("d3", "en"), ("d3", "en"), ("d3", "en"), ("d3", "en")),
     "ref-doc-hyp-lang": (("d4", None), (None, "hi"), ("d4", "hi"), ("d4", "hi")),
-    "two-spellings": ((None, "en_US"), (None, "en-us"), ("two-spellings", "en_US"), ("two-spellings", "en_US")),
+    "two-spellings": ((None, "en_US"), (None, "en-us"), ("two-spellings", "en-US"), ("two-spellings", "en-US")),
+    "spelled-otherwise": (("d6", "VI"), (None, None), ("d6", "vi"), ("d6", "vi")),
     "blank-is-none": (("", ""), ("d5", ""), ("d5", None), ("d5", "de")),
 }
 
@@ -57,7 +58,7 @@ def _streamed(refs: Path, hyps: Path, lang: str | None) -> list[tuple[str, str, 
     return None if source is None else [(p.id, p.doc, p.lang) for p in source.pairs()]
 
 
-@pytest.mark.parametrize("lang", [None, "de"])
+@pytest.mark.parametrize("lang", [None, "de", "DE"])
 def test_both_readers_give_each_pair_the_same_doc_and_lang(tmp_path, lang):
     refs, hyps = _files(tmp_path, CASES)
     want = [(i, *(c[3] if lang else c[2])) for i, c in CASES.items()]
@@ -85,8 +86,9 @@ def test_a_disagreement_stops_the_whole_file_reader_and_is_never_streamed(tmp_pa
 def test_pair_fields_by_hand():
     assert pair_fields("l1", None, None, None, None) == ("l1", None)
     assert pair_fields("l1", None, None, None, None, "th") == ("l1", "th")
-    assert pair_fields("l1", "book", "EN", "book", "en", "th") == ("book", "EN")  # the reference's spelling
-    assert pair_fields("l1", None, None, "book", "ZH_hant", None) == ("book", "ZH_hant")  # as given: the judge reads it
+    assert pair_fields("l1", "book", "EN", "book", "en", "th") == ("book", "en")  # one tag, BCP 47's spelling
+    assert pair_fields("l1", None, None, "book", "ZH_hant", None) == ("book", "zh-Hant")  # a script is title case
+    assert pair_fields("l1", None, None, None, None, "sr_latn_rs") == ("l1", "sr-Latn-RS")  # the default too
 
 
 def test_a_reference_without_an_output_takes_the_same_rule(tmp_path):

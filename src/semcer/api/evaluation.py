@@ -33,6 +33,7 @@ from semcer.reports.progress import judge_bar, line_bar
 from semcer.store.judging import judge_into_store, judge_rows, line_contexts
 from semcer.store.sqlite import JudgedEditStore
 from semcer.text.policy import TextPolicy, get_policy
+from semcer.text.script import canonical_lang
 from semcer.text.units import Unit, check_unit
 
 
@@ -193,15 +194,19 @@ def _as_pairs(references: Any, hypotheses: Any, docs: Sequence[str] | Mapping[st
     bad = None if langs is None else first_bad_language(lang_of)
     if bad is not None:
         raise language_error(lang_of[bad], f"item {quoted(str(ids[bad]))}")
+    lang_of = [canonical_lang(lang) if lang else None for lang in lang_of]
     return (list(map(tuple.__new__, repeat(Pair), zip(ids, refs, hyps, doc_of, lang_of))), Unmatched(policy=unmatched),
             None, ())
 
 
 def with_lang(paired: Paired, lang: str | None) -> Paired:
     """``lang`` (command line ``--lang``) as the language of the pairs that name none: the one rule
-    of a default language, for one system (``semcer score``) as for several."""
+    of a default language, for one system (``semcer score``) as for several; in its one spelling
+    (:func:`~semcer.text.script.canonical_lang`), as :func:`~semcer.io.pairing.pair_fields` gives
+    the pairs' own."""
     if not lang:
         return paired
+    lang = canonical_lang(lang)
     pairs = tuple(p if p.lang else p._replace(lang=lang) for p in paired.pairs)
     return replace(paired, pairs=pairs)
 

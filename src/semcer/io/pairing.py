@@ -106,13 +106,16 @@ def pair_fields(id_: str, ref_doc: str | None, ref_lang: str | None, hyp_doc: st
     output's; then the doc defaults to the id (a line without a doc is its own document) and the
     lang to ``lang`` (the default language: ``--lang``). Two docs that differ, or two langs that are
     not spellings of one tag (:func:`semcer.text.script.canonical_lang`: ``en_US`` and ``en-us`` are
-    one), raise :class:`SidesDisagree`; of two spellings of one tag the reference's is kept."""
+    one), raise :class:`SidesDisagree`. The lang is returned in its one spelling
+    (:func:`~semcer.text.script.canonical_lang`: ``EN`` and ``en`` are ``en``), so that every later
+    step (the judge, its store's keys, the reports) sees one tag for one language."""
     if hyp_doc is not None and ref_doc is not None and hyp_doc != ref_doc:
         raise SidesDisagree("doc", ref_doc, hyp_doc)
     if (hyp_lang is not None and ref_lang is not None and hyp_lang != ref_lang
             and canonical_lang(hyp_lang) != canonical_lang(ref_lang)):
         raise SidesDisagree("lang", ref_lang, hyp_lang)
-    return ref_doc or hyp_doc or id_, ref_lang or hyp_lang or lang
+    chosen = ref_lang or hyp_lang or lang
+    return ref_doc or hyp_doc or id_, canonical_lang(chosen) if chosen else None
 
 
 def check_unmatched(unmatched: str) -> None:
