@@ -179,7 +179,9 @@ def test_score_report_in_chromium(inputs, browser, tmp_path):
     target = link.get_attribute("href")
     assert target.startswith("#L")
     link.click()
-    page.wait_for_function(f"location.hash === '{target}'")
+    # the page marks the line in its hashchange handler, which may run just after the hash changes
+    page.wait_for_function(f"location.hash === '{target}' && document.querySelector('{target}').classList.contains('current')",
+                           timeout=10_000)
     line = page.locator(target)
     assert line.evaluate("e => e.matches(':target') && e.classList.contains('current')")
     assert line.is_visible()
