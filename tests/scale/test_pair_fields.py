@@ -5,7 +5,8 @@
 Before, each had its own copy (``_agree`` in both modules). They agreed on every case below but one:
 two spellings of one language tag (``en_US`` against ``en-us``) stopped the whole-file reader as a
 disagreement, and sent the streamed one back to it (to the same error). Now the two are one tag,
-given by both in BCP 47's spelling (RFC 5646, 2.1.1: ``en-US``), as is a default ``--lang``. The expected values are written by hand from the rule.
+given by both in BCP 47's spelling (RFC 5646, 2.1.1: ``en-US``), as is a default ``--lang``. The
+expected values are written by hand from the rule.
 """
 
 from __future__ import annotations
