@@ -77,7 +77,9 @@ def test_a_run_waits_for_a_locked_store_says_so_once_and_goes_on(tmp_path, quiet
     store = fill_store(tmp_path / "judged.sqlite")  # an existing store: opening it takes no write lock
     before = _keys(store)
     args = [sys.executable, "-m", "semcer", *_score_args(store, workers), *(["-q"] if quiet else [])]
-    with _locked(store, 3.0) as holder:
+    # held long enough that every writer waits past the note's 1.5 s however late it starts writing (a
+    # loaded machine takes seconds to start two workers and judge their first chunk)
+    with _locked(store, 3.0 if workers == 1 else 7.0) as holder:
         run = subprocess.run(args, capture_output=True, text=True, timeout=300)
         ended = time.time()
         released = _released_at(holder)

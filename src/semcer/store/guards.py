@@ -5,9 +5,11 @@ one line on standard error; a program that configures no logging sees it there t
 logging's last-resort handler, and so does a worker process of a run):
 
 * a wait for another process's lock (another run writing the store, an import, an ``sqlite3``
-  shell inside ``BEGIN EXCLUSIVE``) that lasts :data:`WAIT_NOTE_AFTER_S`, once per handle, as a
-  note (the record's attribute ``note`` is True: a user should know why nothing moves, nothing is
-  wrong yet); after :data:`BUSY_TIMEOUT_S` the wait ends in a :class:`StoreError`;
+  shell inside ``BEGIN EXCLUSIVE``), to write or to read (:meth:`LockWaits.begin_read`), that
+  lasts :data:`WAIT_NOTE_AFTER_S`, once per handle, as a note (the record's attribute ``note`` is
+  True: a user should know why nothing moves, nothing is wrong yet); after :data:`BUSY_TIMEOUT_S`
+  the wait ends in a :class:`StoreError`. A study file (:mod:`semcer.study.db`) waits by the same
+  rule (:class:`LockWaits`), with its own timeout and error;
 * a store file deleted, moved or replaced by another file while the handle writes it (on Linux
   SQLite would go on writing the unlinked file, and every judged edit would be lost without a
   word), as a warning that says how many judged edits are not in the file at the store's path.
@@ -25,7 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from semcer.errors import StoreError
+from semcer.errors import SemcerError, StoreError
 
 LOG = logging.getLogger("semcer.store")
 
@@ -54,21 +56,37 @@ def is_lock_error(exc: sqlite3.Error) -> bool:
     return "locked" in str(exc) or "busy" in str(exc)
 
 
-class LockWaits:
-    """The lock waits of one store handle on ``path``: every statement that may wait for another
-    process's lock runs through :meth:`run`."""
+#: Who may hold a store's lock, as the message of a wait that ran out says it.
+STORE_HOLDERS = "another semcer run writing it, or an sqlite3 shell inside a transaction"
 
-    def __init__(self, path: Path) -> None:
+
+class LockWaits:
+    """The lock waits of one handle on the SQLite file ``path`` (a store, or a study file: ``what``
+    names it in the note and the error): every statement that may wait for another process's lock
+    runs through :meth:`run`. ``timeout``: the seconds a wait may last (None: :data:`BUSY_TIMEOUT_S`
+    at the time of the wait); ``holders``: who may hold the lock, for the error; ``error``: its class."""
+
+    def __init__(self, path: Path, *, what: str = "store", timeout: float | None = None,
+                 holders: str = STORE_HOLDERS, error: type[SemcerError] = StoreError) -> None:
         self.path = path
+        self.what = what
+        self.holders = holders
+        self.error = error
+        self._timeout = timeout
         self.noted = False
+
+    @property
+    def timeout(self) -> float:
+        """The seconds a wait may last now."""
+        return BUSY_TIMEOUT_S if self._timeout is None else self._timeout
 
     def run(self, conn: sqlite3.Connection, action: Callable[[], T]) -> T:
         """``action()`` (a statement on ``conn`` that takes a lock), asked again every few
-        milliseconds while another process holds the lock, for up to :data:`BUSY_TIMEOUT_S`
+        milliseconds while another process holds the lock, for up to :attr:`timeout` seconds
         (SQLite's busy handler is off meanwhile: it sleeps up to 100 ms between tries); the
         handle's first wait that lasts :data:`WAIT_NOTE_AFTER_S` is said, the end of the time
-        is a StoreError naming the store."""
-        timeout = BUSY_TIMEOUT_S
+        is an error naming the file."""
+        timeout = self.timeout
         started = time.monotonic()
         delay = 0.0002
         conn.execute("PRAGMA busy_timeout = 0")
@@ -81,17 +99,32 @@ class LockWaits:
                         raise
                 waited = time.monotonic() - started
                 if waited >= timeout:
-                    raise StoreError(f"{self.path}: database is locked: another process has held the store's lock "
-                                     f"for {timeout:g} s (another semcer run writing it, or an sqlite3 shell inside "
-                                     "a transaction); run again when it is done")
+                    raise self.error(f"{self.path}: database is locked: another process has held the {self.what}'s "
+                                     f"lock for {timeout:g} s ({self.holders}); run again when it is done")
                 if not self.noted and waited >= WAIT_NOTE_AFTER_S:
                     self.noted = True
-                    LOG.warning("waiting for the store %s, which another process holds (up to %g s)", self.path,
-                                timeout, extra={"note": True})
+                    LOG.warning("waiting for the %s %s, which another process holds (up to %g s)", self.what,
+                                self.path, timeout, extra={"note": True})
                 time.sleep(delay)
                 delay = min(delay * 2, LOCK_POLL_S)
         finally:
-            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+
+    def begin_read(self, conn: sqlite3.Connection) -> None:
+        """Begin a read transaction on ``conn`` (in autocommit mode) and take its shared lock now,
+        waiting through :meth:`run`: a file in a rollback journal mode (a copy made by ``VACUUM
+        INTO``, say) is not read while another process holds its lock to write, and a WAL file not
+        while one holds it in exclusive locking mode; the reads inside the transaction then wait no more."""
+        self.run(conn, lambda: _begin_read(conn))
+
+
+def _begin_read(conn: sqlite3.Connection) -> None:
+    conn.execute("BEGIN")
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()  # the first read takes the shared lock
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
 
 
 def _file_id(path: Path) -> tuple[int, int] | None:

@@ -393,9 +393,11 @@ class JudgedEditStore:
     opens it (nothing is left beside it). A ``with`` block left by an exception closes the handle
     with :meth:`discard_if_unused`, so that a failed run leaves no empty store behind.
 
-    A wait for another process's lock is said after a second or two, and a store file deleted,
-    moved or replaced while the handle writes it is said with the number of judged edits not in it;
-    the rows after that are not written (:mod:`semcer.store.guards`).
+    A wait for another process's lock, to write or to read (each read method is one read
+    transaction whose lock is taken first), is said after a second or two, and a store file
+    deleted, moved or replaced while the handle writes it is said with the number of judged edits
+    not in it (:attr:`not_kept`, :meth:`gone`); the rows after that are not written
+    (:mod:`semcer.store.guards`).
     """
 
     def __init__(self, path: str | os.PathLike, *, readonly: bool = False, create: bool = True) -> None:
@@ -595,8 +597,9 @@ class JudgedEditStore:
     # -- plumbing ------------------------------------------------------------------------------
 
     def reading(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
-        """The connection, for reads (under the handle's lock; SQLite errors become StoreError)."""
-        return self._db()
+        """The connection, for reads: one read transaction (:meth:`_read`; under the handle's lock,
+        SQLite errors become StoreError)."""
+        return self._read()
 
     def transaction(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on an error)."""
@@ -612,6 +615,20 @@ class JudgedEditStore:
                 yield self._conn
             except sqlite3.Error as exc:
                 raise StoreError(f"{self.path}: {exc}") from exc
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """The connection under the handle's lock, inside one read transaction whose lock is taken
+        first, through :class:`LockWaits` (a store in a rollback journal mode, which a read-only
+        handle leaves as it is, is not read while another process holds its lock to write: the
+        wait is said, and ends in a StoreError, instead of a silent wait); ended when the block ends."""
+        with self._db() as conn:
+            self._waits.begin_read(conn)
+            try:
+                yield conn
+            finally:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")  # a read transaction: nothing to keep
 
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -662,6 +679,19 @@ class JudgedEditStore:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
             self._conn = None
+
+    @property
+    def not_kept(self) -> int:
+        """How many judged edits this handle wrote that are not in the store, because its file was
+        deleted, moved or replaced while the handle wrote it (counted at each commit by
+        :class:`StoreFile`, and said by a warning); 0 for a read-only handle."""
+        return 0 if self._file is None else self._file.lost
+
+    def gone(self) -> bool:
+        """Whether the store's path no longer names the file this handle opened for writing (deleted,
+        moved or replaced since, also after the last commit, when :attr:`not_kept` may be 0 though
+        nothing the handle wrote is at the path); False for a read-only handle. Also after :meth:`close`."""
+        return self._file is not None and self._file.gone()
 
     def close(self) -> None:
         """Close the file; further use raises StoreError. Says how many judged edits of this handle
@@ -788,7 +818,7 @@ class JudgedEditStore:
         neither is returned as a judgement (:class:`Found`).
         """
         found = Found()
-        with self._db() as conn:
+        with self._read() as conn:
             for row, reason in self._found_rows(conn, list(dict.fromkeys(keys))):
                 if reason:
                     found.corrupt[row[0]] = reason
@@ -873,7 +903,7 @@ class JudgedEditStore:
 
     def count(self, judge_identity: str | None = None) -> int:
         """Number of stored edits, of one judge or of all."""
-        with self._db() as conn:
+        with self._read() as conn:
             if judge_identity is None:
                 return conn.execute("SELECT count(*) FROM judged_edits").fetchone()[0]
             if self.schema_version == 1:
@@ -884,7 +914,7 @@ class JudgedEditStore:
     def judges(self) -> list[tuple[str, int]]:
         """Judge identities in the store with their edit counts, sorted by identity (rows whose judge
         names no judge, an id not in the table or a value that is not an identity, count under ``?<value>``)."""
-        with self._db() as conn, _tolerant_text(conn):
+        with self._read() as conn, _tolerant_text(conn):
             counts = list(conn.execute("SELECT judge, count(*) FROM judged_edits GROUP BY judge"))
             identities = self._identities(conn)
         if self.schema_version == 1:
@@ -897,7 +927,7 @@ class JudgedEditStore:
         ("" when it passes :func:`check_row`), ordered by key (``by_judge``: by judge identity, then
         key; rows whose judge id names no judge last), read in batches. The handle is held until the
         iteration ends."""
-        with self._db() as conn, _tolerant_text(conn):
+        with self._read() as conn, _tolerant_text(conn):
             identities = self._identities(conn)
             for where, args, order in self._scan_parts(identities, judge_identity, by_judge):
                 cursor = conn.execute(self._select(where, order), args)
@@ -945,7 +975,7 @@ class JudgedEditStore:
         corrupt: dict[str, str] = {}
         rowids: list[int] = []
         n = one_hot = 0
-        with self._db() as conn, _tolerant_text(conn):
+        with self._read() as conn, _tolerant_text(conn):
             identities = self._identities(conn)
             columns = ", ".join(COLUMNS if self.schema_version == 1 else STORED)
             for rowid, *stored in conn.execute(f"SELECT rowid, {columns} FROM judged_edits ORDER BY rowid"):

@@ -8,7 +8,11 @@ answer for the same slot is ignored unless it is an explicit revision, which upd
 counts the change. Each call opens its own connection, so threads and processes can share the file;
 it opens an existing file only (``mode=rw``: a study moved or deleted while served is
 :class:`StudyMissing`, never an empty file made in its place), and the last connection's close
-folds the WAL into the file, so a study moved between answers holds every answer accepted.
+folds the WAL into the file, so a study moved between answers holds every answer accepted. A
+call that waits for another process's lock on the file (an ``sqlite3`` shell inside a transaction,
+say) waits by a store's rule (:class:`semcer.store.guards.LockWaits`): said once after a second or
+two, and after :data:`BUSY_TIMEOUT_S` a :class:`StudyLocked`; a read waits only in a file in a
+rollback journal mode (a copy made with ``VACUUM INTO``), each call's reads being one read transaction.
 """
 
 from __future__ import annotations
@@ -28,11 +32,17 @@ from typing import Any
 from semcer.atomic import atomic_path
 from semcer.errors import InputError, SemcerError, first_line, quoted
 from semcer.io.ratings import RatedItem
-from semcer.store.guards import has_side_files, why_unwritable
+from semcer.store.guards import LockWaits, has_side_files, why_unwritable
 from semcer.study.sampling import Slot
 
 FORMAT = "semcer-study/1"
+#: Seconds a call waits for another process's lock on the study file before it gives up (the wait
+#: itself is said after :data:`semcer.store.guards.WAIT_NOTE_AFTER_S`, as a store's is). Shorter than
+#: a store's: a study's transactions are one answer each (milliseconds), so a lock held this long is
+#: a holder that is stuck (an sqlite3 shell inside a transaction), and the app's reader is waiting.
 BUSY_TIMEOUT_S = 30.0
+#: Who may hold a study file's lock, as the error of a wait that ran out says it.
+_HOLDERS = "the study's web app, another semcer study command, or an sqlite3 shell inside a transaction"
 VERDICTS = ("rated", "cannot_judge")
 #: How long a sign-in lasts (the cookie's Max-Age and the stored session's age limit).
 SESSION_DAYS = 30
@@ -132,11 +142,22 @@ class StudyNotWritable(SemcerError):
     """The study file, or its folder (SQLite's -wal and -shm files), cannot be written."""
 
 
+class StudyLocked(StudyNotWritable):
+    """Another process has held the study file's lock for :data:`BUSY_TIMEOUT_S`: nothing could be
+    read or written now (the app answers as for a study it cannot write: nothing was recorded)."""
+
+
 def _uri(path: Path, *, immutable: bool = False) -> str:
     """The URI that opens an existing study file for writing and never creates one (``mode=rw``):
     only :meth:`StudyDB.creating` makes a study file. ``immutable``: for reading only, creating no
     -wal or -shm file and taking no lock (``mode=ro&immutable=1``)."""
     return "file:" + urllib.parse.quote(str(path.absolute())) + ("?mode=ro&immutable=1" if immutable else "?mode=rw")
+
+
+def _settings(conn: sqlite3.Connection) -> None:
+    """The settings of every connection to a study."""
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA synchronous = FULL")
 
 
 def _refuse_existing(path: Path) -> None:
@@ -204,6 +225,9 @@ class StudyDB:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        # another process's lock waited for as a store's is (said once per StudyDB), up to BUSY_TIMEOUT_S
+        self._waits = LockWaits(self.path, what="study file", timeout=BUSY_TIMEOUT_S, holders=_HOLDERS,
+                                error=StudyLocked)
         if self.path.is_dir():
             raise InputError(f"{self.path}: a directory, not a study file (a study is one file, made by semcer study "
                              "create)")
@@ -253,9 +277,11 @@ class StudyDB:
 
     @contextlib.contextmanager
     def _connect(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
-        """A connection to the study (``write``: for a change). A study this process may not write
-        is refused for a change before SQLite opens it, and read immutable when no -wal or -shm file
-        lies beside it (no connection has it open): either way no file is left beside it."""
+        """A connection to the study (``write``: for a change, which the caller begins; else inside
+        one read transaction). A study this process may not write is refused for a change before
+        SQLite opens it, and read immutable when no -wal or -shm file lies beside it (no connection
+        has it open): either way no file is left beside it. A wait for another process's lock
+        (here, and for the caller's ``BEGIN IMMEDIATE``) goes through :class:`LockWaits`."""
         why = why_unwritable(self.path) if self.path.is_file() else ""  # a missing study is StudyMissing
         if why and write:
             raise self._not_writable(why)
@@ -265,8 +291,9 @@ class StudyDB:
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
         try:
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA synchronous = FULL")
+            self._waits.run(conn, lambda: _settings(conn))  # they read the schema: they may wait
+            if not write:
+                self._waits.begin_read(conn)
             yield conn
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
@@ -295,7 +322,7 @@ class StudyDB:
         some network file systems). One the kernel already says is not writable is refused before
         it is opened, leaving nothing beside it."""
         with self._connect(write=True) as conn:
-            conn.execute("BEGIN IMMEDIATE")
+            self._waits.run(conn, lambda: conn.execute("BEGIN IMMEDIATE"))
             try:
                 conn.execute("UPDATE meta SET value = value WHERE name = 'format'")
             finally:
@@ -305,10 +332,10 @@ class StudyDB:
     @contextlib.contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         with self._connect(write=True) as conn:
-            conn.execute("BEGIN IMMEDIATE")
+            self._waits.run(conn, lambda: conn.execute("BEGIN IMMEDIATE"))
             try:
                 yield conn
-                conn.execute("COMMIT")
+                self._waits.run(conn, lambda: conn.execute("COMMIT"))
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
