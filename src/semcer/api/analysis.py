@@ -67,6 +67,7 @@ from semcer.judges.rubric.lexicon import (
     word_at,
     zipf,
 )
+from semcer.judges.rubric.wordfreq_tables import top_words
 from semcer.metrics.results import Evaluation
 from semcer.metrics.signature import Signature
 from semcer.reports.text import input_notes
@@ -297,10 +298,8 @@ def word_test_language(lang: str) -> tuple[str | None, str]:
 @cache(maxsize=64)
 def alphabet(lex: str) -> tuple[str, ...]:
     """The letters of a language, from its lexicon (see the module documentation), sorted."""
-    import wordfreq
-
     counts: Counter[str] = Counter()
-    for word in wordfreq.top_n_list(lex, ALPHABET_WORDS):
+    for word in top_words(lex, ALPHABET_WORDS):
         for u in graphemes(unicodedata.normalize("NFC", word)):
             if unit_kind(u) == "letter":
                 counts[u.casefold()] += 1
@@ -321,12 +320,19 @@ def is_real_word(word: str, ref_word: str, lex: str) -> bool:
 def chance_share(head: str, ref_unit: str, tail: str, lex: str) -> float | None:
     """The share of the alphabet's candidate letters for ``ref_unit`` that make ``head + letter +
     tail`` a real word (None without candidates)."""
-    script = unit_script(ref_unit)
-    ref_word = head + ref_unit + tail
-    candidates = [u for u in alphabet(lex) if unit_script(u) == script and edit_class(ref_unit, u) == "letter"]
+    candidates = _candidates(ref_unit, lex)
     if not candidates:
         return None
+    ref_word = head + ref_unit + tail
     return sum(is_real_word(head + u + tail, ref_word, lex) for u in candidates) / len(candidates)
+
+
+@cache(maxsize=1 << 12)
+def _candidates(ref_unit: str, lex: str) -> tuple[str, ...]:
+    """The letters of the alphabet of ``lex`` that a letter substitution of ``ref_unit`` may give:
+    of its script, and a ``letter`` edit (not a case, mark or homoglyph change)."""
+    script = unit_script(ref_unit)
+    return tuple(u for u in alphabet(lex) if unit_script(u) == script and edit_class(ref_unit, u) == "letter")
 
 
 def letter_error(e: JudgedEdit, lex: str) -> tuple[bool, float] | None:

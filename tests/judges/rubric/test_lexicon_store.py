@@ -316,3 +316,11 @@ def test_zipf_outside_the_table_is_refused():
     with pytest.raises(ValueError, match="outside"):
         lexicon_store.value_of_zipf(9.5)
     assert lexicon_store.value_of_zipf(wordfreq.zipf_frequency("the", "en")) == round((9 - 7.73) * 100)
+
+
+@settings(max_examples=25, deadline=None)
+@given(lang=st.sampled_from(["en", "de", "vi", "ru", "ar", "hi", "ko", "zh"]), n=st.integers(0, 30_000))
+def test_top_words_are_wordfreqs_top_n_list(lang, n):
+    """The head of wordfreq's list read without decoding the rest gives wordfreq's own ``top_n_list``
+    (digit sequences left out, bands in their order), for any length."""
+    assert wordfreq_tables.top_words(lang, n) == wordfreq.top_n_list(lang, n)

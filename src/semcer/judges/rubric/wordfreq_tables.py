@@ -67,6 +67,33 @@ def table(lang: str) -> Table:
     return open_table(f"wordfreq-{version}/{lang}", expect, lambda: _build(lang))
 
 
+def top_words(lang: str, n: int) -> list[str]:
+    """``wordfreq.top_n_list(lang, n)``: the ``n`` most frequent words of wordfreq's 'best' list for
+    ``lang`` (a code of ``wordfreq.available_languages``), without words holding a digit sequence,
+    in the list's order. Read from the head of the list's file only: ``top_n_list`` decodes the
+    whole list (a second or more, and tens of megabytes kept, per language) for its first words."""
+    import gzip
+
+    import msgpack  # type: ignore[import-untyped]
+    import wordfreq
+    from wordfreq.numbers import has_digit_sequence
+
+    words: list[str] = []
+    with gzip.open(wordfreq.available_languages()[lang], "rb") as f:
+        unpacker = msgpack.Unpacker(f, raw=False)
+        size = unpacker.read_array_header()
+        header = unpacker.unpack() if size else None
+        if not isinstance(header, dict) or header.get("format") != "cB" or header.get("version") != 1:
+            raise ValueError(f"wordfreq's list for {lang}: unexpected header {header!r}")  # as read_cBpack says
+        for _ in range(size - 1):
+            for word in unpacker.unpack():
+                if not has_digit_sequence(word):
+                    words.append(word)
+                    if len(words) >= n:
+                        return words
+    return words
+
+
 def one_token(word: str, info: dict[str, Any]) -> str | None:
     """The single token wordfreq's tokenizer makes of ``word``, or None unless that is certain.
 
@@ -175,7 +202,7 @@ def entry_zipf(key: str, lang: str) -> float:
 def _simplified_map() -> dict[int, str]:
     import gzip
 
-    import msgpack  # type: ignore[import-untyped]
+    import msgpack
     from wordfreq.util import data_path
 
     with gzip.open(data_path("_chinese_mapping.msgpack.gz")) as f:
