@@ -223,3 +223,41 @@ def read_only(path: Path) -> Iterator[None]:
             yield
         finally:
             path.chmod(mode)
+
+
+# ---- a real Tesseract page ------------------------------------------------------------------
+
+TESSERACT = shutil.which("tesseract")
+FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+#: What the test page prints: two paragraphs of two lines.
+BLOCKS = [["Façade of the old café", "Twelve boxers chase Victor"], ["Invoice 4471 due 14/04/2026", "Total 1,250.00 EUR"]]
+
+
+def _has_english() -> bool:
+    if TESSERACT is None:
+        return False
+    out = subprocess.run([TESSERACT, "--list-langs"], capture_output=True, text=True, timeout=60)
+    return "eng" in out.stdout.split()
+
+
+needs_tesseract = pytest.mark.skipif(not _has_english() or not FONT.exists(),
+                                     reason="tesseract with the English model, or the DejaVu font, is not installed "
+                                     "(Debian: apt-get install tesseract-ocr tesseract-ocr-eng fonts-dejavu-core)")
+
+
+def tesseract_page(folder: Path) -> Path:
+    """``folder`` with page.png (:data:`BLOCKS` drawn with Pillow in DejaVu Sans) and Tesseract's
+    page.hocr and page.xml (ALTO) of it."""
+    pytest.importorskip("PIL", reason="Pillow draws the test image (pip install Pillow)")
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(str(FONT), 40)
+    img = Image.new("L", (1300, 560), 255)
+    draw = ImageDraw.Draw(img)
+    for b, lines in enumerate(BLOCKS):
+        for i, line in enumerate(lines):
+            draw.text((60, 60 + 260 * b + 70 * i), line, fill=0, font=font)
+    img.save(folder / "page.png")
+    subprocess.run([str(TESSERACT), str(folder / "page.png"), str(folder / "page"), "-l", "eng", "hocr", "alto"],
+                   check=True, capture_output=True, timeout=300)
+    return folder

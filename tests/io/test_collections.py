@@ -162,9 +162,17 @@ def test_tsv_blank_line_in_middle(tmp_path):
     assert len(read_collection(q)) == 1
 
 
+def empty(path) -> str:
+    """What an input with no items reads as: a collection without items, saying why (the pairing
+    decides whether that is an error: tests/io/test_single_files.py)."""
+    c = read_collection(path)
+    assert c.items == () and c.empty
+    return c.empty
+
+
 def test_tsv_header_only_is_empty(tmp_path):
     p = write(tmp_path / "r.tsv", "id\ttext\n")
-    assert "no items" in error(p)
+    assert "no items" in empty(p)
 
 
 def test_csv_quoting_rules(tmp_path):
@@ -292,9 +300,9 @@ def test_missing_path(tmp_path):
 @pytest.mark.parametrize("name", ["h.txt", "r.jsonl", "r.tsv", "r.csv"])
 def test_empty_file(tmp_path, name):
     p = write(tmp_path / name, b"")
-    assert "no items" in error(p)
+    assert empty(p) == f"{p}: no items (the input is empty)"
     q = write(tmp_path / ("bom-" + name), b"\xef\xbb\xbf")
-    assert "no items" in error(q)
+    assert empty(q) == f"{q}: no items (the input is empty)"
 
 
 def test_unknown_or_mismatched_format(tmp_path):
@@ -333,9 +341,9 @@ def test_directory_ids_docs_and_order(tmp_path):
 
 
 def test_directory_errors(tmp_path):
-    empty = tmp_path / "empty"
-    write(empty / "readme.md", "x")
-    assert error(empty).startswith(f"{empty}: no items")
+    none = tmp_path / "empty"
+    write(none / "readme.md", "x")
+    assert empty(none) == f"{none}: no items (no .txt, PAGE-XML, ALTO or hOCR files in this directory)"
     bad = tmp_path / "bad"
     write(bad / "d" / "p.txt", b"ok\n\xff\n")
     msg = error(bad)

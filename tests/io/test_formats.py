@@ -54,7 +54,6 @@ def test_json_array_on_one_line_and_without_suffix(tmp_path):
     ('[\n{"id": "a", "text": "x"}\n{"id": "b", "text": "y"}]', ":3: malformed JSON: Expecting ',' delimiter"),
     ('[{"id": "a", "text": "x"}] [1]', ":1: malformed JSON: Extra data"),
     ('[{"id": "a", "text": "x"}', ":1: malformed JSON"),
-    ("[]", "no items"),
     ('[{"id": "a", "text": "\\u0000"}]', "NUL character"),
     ('[{"id": "a", "text": "\\udc00"}]', "lone surrogate"),
     ('[{"id": "a", "text": "x", "n": ' + "7" * 4301 + "}]", "unreadable JSON value"),
@@ -65,6 +64,12 @@ def test_json_errors_are_one_line_naming_the_line(tmp_path, body, words):
     p = write(tmp_path / "r.json", body)
     msg = error(p)
     assert msg.startswith(str(p)) and words in msg
+
+
+def test_an_empty_json_array_is_an_empty_collection(tmp_path):
+    p = write(tmp_path / "r.json", "[]")
+    c = read_collection(p)  # an error as a reference, not as an output under unmatched='empty' (the pairing's call)
+    assert (c.format, c.items, c.empty) == ("json", (), f"{p}: no items (the input is empty)")
 
 
 def test_jsonl_named_json_is_read_as_jsonl(tmp_path):

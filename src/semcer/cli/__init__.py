@@ -60,13 +60,14 @@ semcer measures OCR and VLM transcriptions against references.
 
 REFS and HYPS are JSONL, TSV/CSV or Parquet files (columns id, text, optional doc, lang), two
 line-aligned text files, two directories of .txt pages, or PAGE-XML, ALTO and hOCR page files (or
-directories of them). Every number is printed with its signature: the unit, the text policy (name and hash),
-the empty-reference policy, the aggregation, the judge, the Unicode versions and the semcer
-version; then, only where given or departing from the defaults, unmatched: (--unmatched drop or
-empty) and, when page files were read, level: (lines read instead of regions), dialect:
-(dinglehopper's extraction rules), hyphen: (ALTO hyphens joined or dropped) and granularity:
-(--by-line: each region or line its own item). Two numbers are comparable only when their
-signatures match. `semcer COMMAND --help` is the manual of each command.
+directories of them; one .txt file against one page file is that page's text). Every number is
+printed with its signature: the unit, the text policy (name and hash), the empty-reference policy,
+the aggregation, the judge, the Unicode versions and the semcer version; then, only where given or
+departing from the defaults, unmatched: (--unmatched drop or empty) and, when page files were read,
+level: (lines read instead of regions), dialect: (dinglehopper's extraction rules), hyphen: (ALTO
+hyphens joined or dropped) and granularity: (--by-line: each region or line its own item). Two
+numbers are comparable only when their signatures match. `semcer COMMAND --help` is the manual of
+each command.
 
 exit status: 0 done; 1 done, but a judge failed on some edits (a rerun with the same --store
 retries only those); 2 an error, said in one line on standard error; 3 a `compare` gate tripped

@@ -28,7 +28,10 @@ Formats (``format=`` forces one; otherwise it is detected, see below):
   needs pyarrow, ``semcer[parquet]``).
 - ``text``: line-aligned, one item per line, id = 1-based line number. Blank lines are items with
   empty text; only the line break itself (``\\n`` or ``\\r\\n``) is removed, all other whitespace
-  is kept; a final line break does not start another item.
+  is kept; a final line break does not start another item. One text file against one page file
+  (PAGE-XML, ALTO or hOCR, read one item per page) is that page's text instead, as a directory's
+  ``.txt`` page is (:func:`text_page`; :func:`semcer.io.pairing.pair_collections` decides, as only
+  the two sides together tell).
 - ``directory`` of Parquet shards (``part-00000.parquet``, ... below it, as Spark, pandas and the
   Hugging Face ``datasets`` write them): one ``parquet`` collection, the shards' rows in the order
   of their relative paths, ids unique across shards; files and folders whose names start with
@@ -56,6 +59,12 @@ Formats (``format=`` forces one; otherwise it is detected, see below):
   the directory that holds it (``book1`` for ``book1/p001.txt``, ``en/book1`` for
   ``en/book1/p001.txt``); a page directly in the top directory has no doc, so it is its own
   document, like any item without a doc.
+
+An input with no items (an empty file, ``[]``, a table's header and no rows, a directory without
+pages, a page file without lines read one item per line) reads as a collection without items
+(:attr:`Collection.empty` says why), not as an error: :func:`semcer.io.pairing.pair_collections`
+refuses an empty reference collection, and an empty output collection unless ``unmatched="empty"``
+(a system that returned nothing is scored against every reference, as all deletions).
 
 Where the data comes from: a path; ``"-"``, standard input (read to the end; it cannot be a
 directory); a gzip-compressed file (``.gz``, or any file whose bytes start with the gzip
@@ -102,7 +111,7 @@ import io
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
@@ -131,9 +140,9 @@ from semcer.io.parquet import SUFFIXES as PARQUET_SUFFIXES
 from semcer.io.parquet import rows as parquet_rows
 
 __all__ = ["FORMATS", "GZIP_LIMIT", "LANGUAGE_TAG", "PAGE_FORMATS", "READERS", "RECOGNISED", "Collection", "Item",
-           "PageOptions", "check_languages", "detect_file_format", "detect_format", "first_bad_language", "input_formats",
-           "language_error",
-           "parquet_shards", "read_collection", "register_reader"]
+           "NoItems", "PageOptions", "check_languages", "detect_file_format", "detect_format", "first_bad_language",
+           "input_formats", "language_error",
+           "parquet_shards", "read_collection", "register_reader", "text_page"]
 
 #: The formats semcer reads itself (``"memory"`` marks collections built in code).
 FORMATS = ("jsonl", "json", "tsv", "csv", "text", "parquet", "directory")
@@ -186,6 +195,12 @@ class Collection:
     says the input was one page file, ``failures`` lists the files of a directory that could not
     be read when reading went on past them (``keep_going``), and ``granularity`` is how the pages
     became items (:class:`PageOptions`).
+
+    An input with no items (an empty file, a CSV header and no rows, a folder without pages) reads as
+    a collection without items, ``empty`` saying so (``"path: no items (the input is empty)"``):
+    whether that is an error is the pairing's question (:func:`semcer.io.pairing.pair_collections`:
+    an empty reference always, an empty output unless ``unmatched="empty"``, which scores every
+    reference against an empty output).
     """
 
     items: tuple[Item, ...]
@@ -195,6 +210,7 @@ class Collection:
     single_page: bool = False
     failures: tuple[tuple[str, str], ...] = ()
     granularity: str = "page"
+    empty: str = ""  # why there are no items (the message of an empty input), "" when there are
 
     def __len__(self) -> int:
         return len(self.items)
@@ -258,14 +274,18 @@ def read_collection(path: str | os.PathLike, *, format: str | None = None,
     if fmt in PAGE_FORMATS:
         options = pages or PageOptions()
         key, page, items = _page(data, name, fmt, Path(name).name, None, options)
-        coll = _collection(items, name, fmt)
-        return Collection(coll.items, name, fmt, {key: page}, single_page=True, granularity=options.granularity)
+        coll = _collection(items, name, fmt)  # no items: a page without lines, read --by-line
+        return Collection(coll.items, name, fmt, {key: page}, single_page=True, granularity=options.granularity,
+                          empty=coll.empty)
     reader = READERS.get(fmt)
     if reader is None:
         if fmt not in RECOGNISED:
             refuse_binary(data, name)
         raise InputError(_unreadable_format(fmt, name, forced=False))
-    return _collection(reader(data, name), name, fmt)
+    try:
+        return _collection(reader(data, name), name, fmt)
+    except NoItems as exc:  # a table's header and no rows
+        return Collection((), name, fmt, empty=str(exc))
 
 
 def _check_forced_page(data: bytes, suffix: str, fmt: str, name: str) -> None:
@@ -295,9 +315,14 @@ def detect_file_format(path: str | os.PathLike) -> str | None:
     return detect_format(head, p.suffix.lower())
 
 
+class NoItems(InputError):
+    """An input with no items, said by its reader; :func:`read_collection` makes it an empty
+    :class:`Collection` (its ``empty``), for the pairing to decide."""
+
+
 def _collection(items: list[Item], name: str, fmt: str) -> Collection:
     if not items:
-        raise InputError(f"{name}: no items (the input is empty)")
+        return Collection((), name, fmt, empty=f"{name}: no items (the input is empty)")
     check_unique(items, name)
     check_languages(items, name)
     return Collection(items=tuple(items), path=name, format=fmt)
@@ -579,7 +604,7 @@ def _read_table(rows: Iterator[tuple[int, list[str]]], name: str, kind: str) -> 
         lang = row[i_lang] if i_lang is not None else None
         items.append(_make_item(row[i_id], row[i_text], doc, lang, where))
     if not items:
-        raise InputError(f"{name}: no items (a {kind} header and no rows); add one row per item below the header")
+        raise NoItems(f"{name}: no items (a {kind} header and no rows); add one row per item below the header")
     return items
 
 
@@ -669,9 +694,11 @@ def _read_directory(root: Path, name: str, options: PageOptions) -> Collection:
         if page is not None:
             pages[keys[rel]] = page
         items.extend(found)
+    if failures and not items:
+        raise InputError(f"{name}: no items (no page could be read)")
     if not items:
-        what = "no page could be read" if failures else "no .txt, PAGE-XML, ALTO or hOCR files in this directory"
-        raise InputError(f"{name}: no items ({what})")
+        empty = f"{name}: no items (no .txt, PAGE-XML, ALTO or hOCR files in this directory)"
+        return Collection((), name, "directory", pages, granularity=options.granularity, empty=empty)
     check_unique(items, name)
     return Collection(tuple(items), name, "directory", pages, failures=tuple(failures), granularity=options.granularity)
 
@@ -758,8 +785,16 @@ def _directory_page(fname: str, rel: str, key: str, options: PageOptions) -> tup
         what = _NOT_A_PAGE.get(fmt, _NO_MARKUP) if data.strip() else "the file is empty"
         raise InputError(f"{fname}: named like a page but not PAGE-XML, ALTO or hOCR ({what}); move it out of the "
                          "directory, or name it .txt to read it as a plain-text page")
-    text = "\n".join(_lines(_decode(data, fname)))  # every CRLF a line break, a final one none: as every text reader
-    return None, [Item(id=key, text=text, doc=doc, source=f"{fname}:1")]
+    return None, [text_page(_lines(_decode(data, fname)), key, doc, fname)]
+
+
+def text_page(lines: Iterable[str], key: str, doc: str | None, name: str) -> Item:
+    """A plain-text file read as the text of one page, the one rule of a directory's ``.txt`` page
+    (``p1.gt.txt`` beside ``p1.hocr``) and of one text file against one page file
+    (:func:`semcer.io.pairing.pair_collections`): its lines as the ``text`` format splits them (every
+    ``\\r\\n`` a line break, a final one none, blank lines kept) joined with ``\\n``, one item of id
+    ``key``, read from ``name``."""
+    return Item(id=key, text="\n".join(lines), doc=doc, source=f"{name}:1")
 
 
 #: Why a file of a directory named like a page is not one, by what detection found.

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 from semcer.alignment.engine import Pair
 from semcer.errors import QUOTE_LIMIT, InputError, quoted
-from semcer.io.collections import Collection, Item, check_unique
+from semcer.io.collections import Collection, Item, check_unique, text_page
 from semcer.io.formats.provenance import Provenance, item_origins
 from semcer.text.script import canonical_lang
 
@@ -18,8 +19,9 @@ __all__ = ["UNMATCHED_POLICIES", "Paired", "SidesDisagree", "check_unmatched", "
 UNMATCHED_POLICIES: dict[str, str] = {
     "error": "default: stop with an error listing the ids present on one side only",
     "drop": "drop them and report how many were dropped on each side",
-    "empty": "score a reference without an output as an empty output (all deletions: a system that returned "
-    "nothing must not look better by being dropped); outputs without a reference are dropped and counted",
+    "empty": "score a reference without an output as an empty output, an empty output file included (all "
+    "deletions: a system that returned nothing must not look better by being dropped); outputs without a reference are "
+    "dropped and counted",
 }
 
 _SHOW_IDS = 5  # how many unmatched ids an error message lists per side
@@ -48,12 +50,20 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
     Ids present on one side only are an error by default (a missing output would otherwise be
     silently ignored); ``unmatched="drop"`` drops them and records their ids, so the caller can
     report how many were dropped; ``unmatched="empty"`` scores a reference that has no output against
-    an empty output (and drops outputs without a reference). A pair's doc and lang are
-    :func:`pair_fields`'s: the same id with a different doc or lang on the two sides is an error.
+    an empty output (and drops outputs without a reference), an empty output collection included
+    (a system that returned nothing), while an empty reference collection is always an error. A
+    pair's doc and lang are :func:`pair_fields`'s: the same id with a different doc or lang on the
+    two sides is an error.
+
+    Two single files pair as one page where one of them is a page file read one item per page
+    (:func:`_one_page_each`). Pages read one item per element (``--by-line``) pair their elements by
+    id: a page on both sides whose elements share no id is refused under every policy, naming both
+    sides' ids (element ids are each file's own: ALTO and hOCR of one Tesseract run share none).
     """
-    if refs.single_page and hyps.single_page:
-        hyps = _rekeyed(hyps, next(iter(hyps.pages)), next(iter(refs.pages)))
     check_unmatched(unmatched)
+    refs, hyps = _one_page_each(refs, hyps)
+    _check_not_empty(refs, hyps, unmatched)
+    _check_elements(refs, hyps)
     ref_by_id = _index(refs)
     hyp_by_id = _index(hyps)
     only_refs = tuple(i for i in ref_by_id if i not in hyp_by_id)
@@ -156,13 +166,93 @@ def _provenance(refs: Collection, hyps: Collection) -> Provenance | None:
     return prov if prov else None
 
 
+def _one_page_each(refs: Collection, hyps: Collection) -> tuple[Collection, Collection]:
+    """Two single files, at least one of them a page file: one page file against another pairs
+    whatever their names (the output takes the reference page's key: ``gt.xml`` and
+    ``tesseract.hocr``); a plain-text file against a page file read one item per page is the text of
+    that page, by the rule of a directory's ``.txt`` page (:func:`semcer.io.collections.text_page`:
+    ``p1.gt.txt`` against ``p1.hocr``, as ``gt/p1.gt.txt`` against ``ocr/p1.hocr``), keyed as the page.
+    A text file against any other input stays line-aligned (ids '1', '2', ...)."""
+    if refs.single_page and hyps.single_page:
+        return refs, _rekeyed(hyps, next(iter(hyps.pages)), next(iter(refs.pages)))
+    if refs.format == "text" and _whole_page(hyps):
+        return _page_text(refs, hyps), hyps
+    if hyps.format == "text" and _whole_page(refs):
+        return refs, _page_text(hyps, refs)
+    return refs, hyps
+
+
+def _whole_page(coll: Collection) -> bool:
+    return coll.single_page and coll.granularity == "page"
+
+
+def _page_text(text: Collection, page: Collection) -> Collection:
+    """The lines of a plain-text file read as the text of the single page of ``page``."""
+    item = text_page((i.text for i in text.items), next(iter(page.pages)), None, text.path)
+    return Collection((item,), text.path, text.format)
+
+
+def _check_not_empty(refs: Collection, hyps: Collection, unmatched: str) -> None:
+    """An empty reference collection is an error; so is an empty output collection, unless
+    ``unmatched="empty"`` scores every reference against an empty output."""
+    if not refs.items:
+        raise InputError(refs.empty or f"{refs.path}: no items")
+    if not hyps.items and unmatched != "empty":
+        raise InputError(f"{hyps.empty or hyps.path + ': no items'}. To score every reference against an empty output "
+                         "(a system that returned nothing), pass unmatched='empty' (command line: --unmatched empty)")
+
+
+#: How messages name the page formats.
+_FORMAT_NAMES = {"page-xml": "PAGE-XML", "alto": "ALTO", "hocr": "hOCR"}
+
+
+def _check_elements(refs: Collection, hyps: Collection) -> None:
+    """Pages read one item per element on both sides: each page on both sides with elements on
+    both shares at least one element id, or nothing of it could pair (and under
+    ``unmatched="empty"`` every reference line would be scored against nothing)."""
+    if refs.granularity != "segment" or hyps.granularity != "segment":
+        return
+    ref_els, hyp_els = _elements_by_page(refs), _elements_by_page(hyps)
+    apart = [k for k, r in ref_els.items() if r and hyp_els.get(k) and not set(r).intersection(hyp_els[k])]
+    if not apart:
+        return
+    key = apart[0]
+    more = f" (and {len(apart) - 1} more page(s))" if len(apart) > 1 else ""
+    raise InputError(
+        f"{refs.path} vs {hyps.path}: read one item per element (granularity 'segment', command line: --by-line), "
+        f"elements pair by their id, and page {quoted(key)}{more} has no element id on both sides: the reference "
+        f"{_id_scheme(refs.pages[key], ref_els[key])}, the output {_id_scheme(hyps.pages[key], hyp_els[key])}. Element "
+        "ids are each file's own: they differ between formats (Tesseract's ALTO and hOCR of one page share none) and "
+        "between the tools that wrote them, and semcer pairs elements by id only, never by position. Score the pages "
+        "whole instead (without --by-line: each page one item, its text aligned as a whole, every edit still naming "
+        "the element it falls in on each side), or give both sides in one format from one tool.")
+
+
+def _id_scheme(page: Any, ids: list[str]) -> str:
+    return f"{page.file} ({_FORMAT_NAMES.get(page.format, page.format)}) has {_show(tuple(ids))}"
+
+
+def _elements_by_page(coll: Collection) -> dict[str, list[str]]:
+    """The element ids of the items of each page of a collection read one item per element (item
+    ``<key>#<element id>``), by page key."""
+    out: dict[str, list[str]] = {key: [] for key in coll.pages}
+    for item in coll.items:
+        key, sep, _ = item.id.rpartition("#")
+        while sep and key not in out:  # a page key may hold a '#' itself
+            key, sep, _ = key.rpartition("#")
+        if sep:
+            out[key].append(item.id[len(key) + 1:])
+    return out
+
+
 def _rekeyed(coll: Collection, old: str, new: str) -> Collection:
     """One page file against another: the output's items take the reference page's key, so that
     ``gt.xml`` and ``tesseract.hocr`` pair (a directory of pages pairs by file name instead)."""
     if old == new:
         return coll
     items = tuple(i._replace(id=new + i.id[len(old):]) for i in coll.items)
-    return Collection(items, coll.path, coll.format, {new: coll.pages[old]}, True, coll.failures, coll.granularity)
+    return Collection(items, coll.path, coll.format, {new: coll.pages[old]}, True, coll.failures, coll.granularity,
+                      coll.empty)
 
 
 def _index(coll: Collection) -> dict[str, Item]:
@@ -192,30 +282,40 @@ def _unmatched_message(refs: Collection, hyps: Collection,
     if layout:  # dropping would leave nothing to score
         return head + layout
     forms, all_forms = _forms_hint(only_refs, only_hyps)
-    hint = ""
     if (refs.format == "text") != (hyps.format == "text") and "text" in (refs.format, hyps.format):
-        hint = " A plain-text file is line-aligned: its ids are line numbers ('1', '2', ...)."
+        return head + forms + _text_hint(hyps if refs.format == "text" else refs)
     drop = "" if all_forms else (" To score only the ids present on both sides, pass unmatched='drop' (command "
                                  "line: --unmatched drop).")
-    return head + forms + hint + drop
+    return head + forms + drop
+
+
+def _text_hint(other: Collection) -> str:
+    """Why a line-aligned text file and ``other`` (ids of another kind) did not pair. Dropping the
+    unmatched ids is not offered: it would pair whatever line numbers the other side happens to use
+    as ids (ids numbered from 0 would pair each line with the item after it)."""
+    ids = [i.id for i in other.items]
+    hint = (" A plain-text file is line-aligned: its ids are its line numbers ('1', '2', ...), and they pair with the "
+            f"ids of {other.path} only where those are the same line numbers")
+    if set(ids) == {str(k) for k in range(len(ids))}:
+        hint += f"; the ids of {other.path} are numbered from 0, a text file's lines from 1"
+    return hint + (". Give both sides in a format with ids (JSONL, TSV/CSV with an id column), or number the items "
+                   "'1', '2', ... in the text file's line order.")
 
 
 def _layout_hint(refs: Collection, hyps: Collection) -> str:
-    """Where one side is a line-aligned text file and the other one page file (``p1.gt.txt`` against
-    ``p1.hocr``): how to read the text file as that page's text (a folder's ``.txt`` file is one page,
-    keyed by its name), or ``""``."""
+    """Where one side is a line-aligned text file and the other one page file read one item per
+    element (``--by-line``; a page read whole takes the text file as its text: :func:`_one_page_each`):
+    why they cannot pair, or ``""``."""
     if refs.format == "text" and hyps.single_page:
-        text, page, where, marker = refs, hyps, "gt", ".gt"
+        text, page = refs, hyps
     elif hyps.format == "text" and refs.single_page:
-        text, page, where, marker = hyps, refs, "ocr", ""
+        text, page = hyps, refs
     else:
         return ""
-    key = next(iter(page.pages))
-    order = (where, page.path) if text is refs else (page.path, where)
-    return (f" {text.path} is read as line-aligned text (one item per line, ids '1', '2', ...) and {page.path} as "
-            f"one page (id {quoted(key)}). To score the text file as the text of that page, put it in a folder of its "
-            f"own under the page's name and give the folder (mkdir {where} && cp {text.path} {where}/{key}{marker}.txt "
-            f"&& semcer cer {order[0]} {order[1]}).")
+    return (f" {text.path} is plain text, read line by line (ids '1', '2', ...), and {page.path} one item per element "
+            f"(granularity 'segment', command line: --by-line; ids {_show(tuple(i.id for i in page.items))}): a "
+            "plain-text file has no element ids to pair with them. Score the page whole instead (without --by-line): "
+            "the text file is then read as the text of that page.")
 
 
 def _forms_hint(only_refs: tuple[str, ...], only_hyps: tuple[str, ...]) -> tuple[str, bool]:

@@ -8,47 +8,19 @@ values are computed from how the unchanged file reads, by the rule each test sta
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
+from helpers import needs_tesseract, tesseract_page
 
 from semcer.errors import InputError
 from semcer.io.formats import parse_page
 
-TESSERACT = shutil.which("tesseract")
-FONT = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
-BLOCKS = [["Façade of the old café", "Twelve boxers chase Victor"], ["Invoice 4471 due 14/04/2026", "Total 1,250.00 EUR"]]
-
-
-def _has_english() -> bool:
-    if TESSERACT is None:
-        return False
-    out = subprocess.run([TESSERACT, "--list-langs"], capture_output=True, text=True, timeout=60)
-    return "eng" in out.stdout.split()
-
-
-pytestmark = pytest.mark.skipif(not _has_english() or not FONT.exists(),
-                                reason="tesseract with the English model, or the DejaVu font, is not installed "
-                                "(Debian: apt-get install tesseract-ocr tesseract-ocr-eng fonts-dejavu-core)")
+pytestmark = needs_tesseract
 
 
 @pytest.fixture(scope="module")
 def tess(tmp_path_factory) -> dict[str, str]:
-    pytest.importorskip("PIL", reason="Pillow draws the test image (pip install Pillow)")
-    from PIL import Image, ImageDraw, ImageFont
-
-    tmp = tmp_path_factory.mktemp("tess_structure")
-    font = ImageFont.truetype(str(FONT), 40)
-    img = Image.new("L", (1300, 560), 255)
-    draw = ImageDraw.Draw(img)
-    for b, lines in enumerate(BLOCKS):
-        for i, line in enumerate(lines):
-            draw.text((60, 60 + 260 * b + 70 * i), line, fill=0, font=font)
-    img.save(tmp / "page.png")
-    subprocess.run([TESSERACT, str(tmp / "page.png"), str(tmp / "page"), "-l", "eng", "hocr", "alto"], check=True,
-                   capture_output=True, timeout=300)
+    tmp = tesseract_page(tmp_path_factory.mktemp("tess_structure"))
     return {"hocr": (tmp / "page.hocr").read_text(encoding="utf-8"), "alto": (tmp / "page.xml").read_text(encoding="utf-8")}
 
 

@@ -33,7 +33,14 @@ index into the policy-applied units) is taken back to the page text in the first
 - an empty side (the reference of an insertion, the output of a deletion) stands where the next
   unit starts (or at the end of the text): the segment holding that place, else the segment that
   ends there (an insertion at the end of a line goes to that line); none when it stands between
-  two separators.
+  two separators;
+- but the empty side of a line break lost or inserted (the other side's unit is ``\n``) is in a
+  segment only when it stands inside that segment's text: at a segment's start or end the break
+  is between two elements (or at the page's edge), in neither, as the separator's own side is
+  (a reference ``abc\n\ndef`` against an output of two paragraphs ``abc`` and ``def``: the blank
+  line lost has no output element, wherever the aligner's tie puts it, after ``abc`` or before
+  ``def``; a break lost inside one output paragraph, ``ab\ncd`` against ``abcd``, is that
+  paragraph's).
 
 A side whose text is not from a page file (JSONL, plain text) has no element. Which element is a
 question of where, not of scoring: no number depends on it.
@@ -47,7 +54,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from semcer.alignment.edits import unit_spans
-from semcer.io.formats.page import SEPARATOR, Page, Segment, Skipped, build_page, elements_in
+from semcer.io.formats.page import SEPARATOR, Page, Segment, Skipped, build_page, element_at, elements_in
 from semcer.store.judging import JudgedEdit
 from semcer.text.policy import TextPolicy
 from semcer.text.units import Unit, segment
@@ -102,18 +109,14 @@ class Provenance:
             if r is None and h is None:
                 out.append(j)
                 continue
-            e = j.edit
-            out.append(JudgedEdit(j.line_id, j.doc, j.lang, e, j.context, j.judgement,
-                                  None if r is None else r.element(e.ref_pos, e.op != "I", e.ref_unit),
-                                  None if h is None else h.element(e.hyp_pos, e.op != "D", e.hyp_unit)))
+            out.append(JudgedEdit(j.line_id, j.doc, j.lang, j.edit, j.context, j.judgement, *_elements(r, h, j.edit)))
         return out
 
     def elements(self, line_id: str, edits: Sequence[Any], unit: Unit, policy: TextPolicy
                  ) -> list[tuple[Element | None, Element | None]]:
         """The (reference, output) element of each of one line's edits."""
         r, h = self._side(self.refs, line_id, unit, policy), self._side(self.hyps, line_id, unit, policy)
-        return [(None if r is None else r.element(e.ref_pos, e.op != "I", e.ref_unit),
-                 None if h is None else h.element(e.hyp_pos, e.op != "D", e.hyp_unit)) for e in edits]
+        return [_elements(r, h, e) for e in edits]
 
     @staticmethod
     def _side(origins: Mapping[str, Origin], line_id: str, unit: Unit, policy: TextPolicy) -> Any:
@@ -125,13 +128,19 @@ class Provenance:
         return _Fixed(origin)
 
 
+def _elements(r: Any, h: Any, e: Any) -> tuple[Element | None, Element | None]:
+    """The (reference, output) element of edit ``e`` from its sides' origins (None: no element)."""
+    return (None if r is None else r.element(e.ref_pos, e.op != "I", e.ref_unit, e.op == "I" and e.hyp_unit == SEPARATOR),
+            None if h is None else h.element(e.hyp_pos, e.op != "D", e.hyp_unit, e.op == "D" and e.ref_unit == SEPARATOR))
+
+
 class _Fixed:
     """A segment item: every edit is in its element."""
 
     def __init__(self, element: Element) -> None:
         self._element = element
 
-    def element(self, pos: int, has_unit: bool, unit: str) -> Element | None:
+    def element(self, pos: int, has_unit: bool, unit: str, lost_break: bool = False) -> Element | None:
         return self._element
 
 
@@ -176,7 +185,10 @@ class _PageUnits:
             return (at[pos], at[pos + 1]) if pos < n else (at[n], at[n])
         return (pos, pos + 1) if pos < n else (n, n)
 
-    def element(self, pos: int, has_unit: bool, unit: str) -> Element | None:
+    def element(self, pos: int, has_unit: bool, unit: str, lost_break: bool = False) -> Element | None:
+        """The element of unit ``pos`` (``has_unit``, the unit ``unit``), or of the empty side standing
+        before it; ``lost_break``: that empty side faces a line break on the other side, so it is in
+        an element only strictly inside one (see the module documentation)."""
         page = self.page
         if page is None:
             return None
@@ -186,6 +198,9 @@ class _PageUnits:
             a, b = self._span(pos)
         else:
             a = b = self._span(pos)[0]
+            if lost_break:
+                inside = element_at(page, a)
+                return None if inside is None or inside.start == a else self.original.get(id(inside), inside)
         found = elements_in(page, a, b)
         if not found:
             return None

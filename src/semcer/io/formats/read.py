@@ -99,7 +99,7 @@ def parse_page(data: bytes, name: str, *, format: str | None = None, level: str 
     if format == "hocr":
         if dialect == "dinglehopper":
             raise InputError(f"{name}: dinglehopper reads no hOCR (it would read the markup as plain text); use the "
-                             "semcer dialect")
+                             "semcer dialect (dialect='semcer'; command line: --page-dialect semcer)")
         if _is_xml(data):
             root = parse_xml(data, name, max_bytes=max_bytes, max_elements=max_elements, xhtml_entities=True)
         else:

@@ -133,7 +133,7 @@ def check_size(size: int, name: str, max_bytes: int = MAX_BYTES) -> None:
     if size > max_bytes:
         raise InputError(
             f"{name}: {size:,} bytes, more than the limit of {max_bytes:,} for a page file; split the file, or raise "
-            "the limit (max_bytes=) if you trust it"
+            "the limit (Python: max_bytes=; the command line has no such option) if you trust it"
         )
 
 
@@ -154,7 +154,8 @@ class _Builder:
         if self.count > self.max_elements:
             raise InputError(
                 f"{self.name}:{line}:{column}: more than {self.max_elements:,} elements, the limit for a page file; "
-                "split the file, or raise the limit (max_elements=) if you trust it"
+                "split the file, or raise the limit (Python: max_elements=; the command line has no such option) if you "
+                "trust it"
             )
         if len(self.stack) >= self.max_depth:
             raise InputError(
