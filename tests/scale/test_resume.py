@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from llm_server import ChatServer, fixed_backend
+from llm_server import Answer, ChatServer, fixed_backend
 
 import semcer.cli
 from semcer.store.sqlite import JudgedEditStore
@@ -92,7 +92,11 @@ def test_sigkill_then_rerun_gives_the_uninterrupted_numbers_and_judges_nothing_t
     got, want = json.loads(out.read_text()), json.loads(ref_out.read_text())
     assert _numbers(got) == _numbers(want)
     assert got["judge"]["identity"] == want["judge"]["identity"] and got["judge"]["edits"] == EDITS
-    assert got["judge"]["cache_hits"] + got["judge"]["sent"] == EDITS
+    judge, resumed = got["judge"], got["judge"]["resumed"]
+    assert resumed["chunks"] == markers  # the finished chunks: what the killed run judged for them, told apart
+    assert judge["sent"] == judge["judged"] == judge["requests"] == EDITS - stored  # what this run sent, no more
+    assert resumed["sent"] + judge["cache_hits"] == stored and resumed["cache_hits"] == 0
+    assert judge["cache_hits"] + judge["sent"] + resumed["sent"] == EDITS
     assert _stored(store) == EDITS
 
 
@@ -100,16 +104,56 @@ def test_a_finished_run_is_loaded_from_its_markers(tmp_path, capsys):
     args = ["score", str(REFS), str(HYPS), "--work-dir", str(tmp_path / "w"), "--chunk-lines", "30", "--workers", "1",
             "--json", "--lines", "--quiet"]
     assert semcer.cli.main(args) == 0
-    first = capsys.readouterr().out
+    first = json.loads(capsys.readouterr().out)
     marker = tmp_path / "w" / "chunk-000000.pkl"
     stamp = marker.stat().st_mtime_ns
     assert semcer.cli.main(args) == 0
-    assert capsys.readouterr().out == first and marker.stat().st_mtime_ns == stamp  # reused, not rewritten
+    again = json.loads(capsys.readouterr().out)
+    assert _numbers(again) == _numbers(first) and marker.stat().st_mtime_ns == stamp  # reused, not rewritten
+    was = first["judge"]
+    assert was["sent"] == was["judged"] == was["unique_edits"] > 0 and "resumed" not in was
+    assert again["judge"] == {**was, "cache_hits": 0, "sent": 0, "judged": 0,  # nothing judged by this run
+                              "resumed": {"chunks": 8, "cache_hits": 0, "sent": was["sent"], "judged": was["judged"],
+                                          "failures": 0}}  # what the first run judged for them
     assert semcer.cli.main(args[:-1]) == 0  # not --quiet: the resumption is said, on standard error
     assert capsys.readouterr().err == (f"semcer: note: resumed 8 of 8 chunk(s) from {tmp_path / 'w'} (their lines "
                                        "were not aligned or judged again)\n")  # 240 lines, 30 a chunk
     assert semcer.cli.main([*args[:-3], "--policy", "raw", "--json", "--lines", "--quiet"]) == 0
     assert marker.stat().st_mtime_ns != stamp  # other settings: the marker does not apply, the chunk is redone
+
+
+def test_a_chunk_with_edits_that_failed_is_taken_again_by_the_rerun(tmp_path):
+    """A chunk whose edits the judge could not all judge gets no marker: a rerun with the same
+    --work-dir sends exactly the edits that failed (the rest are in the store), as the failure note
+    promises, and ends with the numbers of a run that never failed."""
+    good = fixed_backend()
+    garbage = Answer([("the", 0.0)], "the")  # no label among the answer's tokens: no usable answer
+
+    def some_fail(body: dict) -> Answer:
+        prompt = body["messages"][-1]["content"]
+        return garbage if "⟦ể⟧" in prompt else good(body)  # the edits of an "ể" (the first in chunk 6)
+
+    def args(server: ChatServer, store: Path, work: Path, out: Path) -> list[str]:
+        return [*_args(server, store, work, out), "--max-retries", "0"]  # a failure is final at once
+
+    ref_out, out = tmp_path / "ref.json", tmp_path / "out.json"
+    with ChatServer(good) as server:
+        assert semcer.cli.main(args(server, tmp_path / "ref.sqlite", tmp_path / "ref-work", ref_out)) == 0
+    store, work = tmp_path / "s.sqlite", tmp_path / "work"
+    with ChatServer(some_fail) as server:
+        assert semcer.cli.main(args(server, store, work, out)) == 1
+    failed = json.loads(out.read_text())["judge"]["failures"]
+    chunks, markers = -(-240 // 20), len(list(work.glob("chunk-*.pkl")))
+    assert 0 < failed < EDITS and 0 < markers < chunks  # some chunks failed, some did not
+    leading = next(i for i in range(chunks) if not (work / f"chunk-{i:06d}.pkl").exists())  # the first that failed
+    assert _stored(store) == EDITS - failed
+    with ChatServer(good) as server:
+        assert semcer.cli.main(args(server, store, work, out)) == 0
+        assert server.stats.requests == failed  # only the edits that failed, none of the stored ones
+    got, want = json.loads(out.read_text()), json.loads(ref_out.read_text())
+    assert _numbers(got) == _numbers(want) and got["judge"]["failures"] == 0
+    assert got["judge"]["resumed"]["chunks"] == leading > 0  # the finished chunks before the first one that failed
+    assert len(list(work.glob("chunk-*.pkl"))) == chunks
 
 
 # ---- markers are authenticated before they are unpickled ------------------------------------------
@@ -200,7 +244,12 @@ def test_a_marker_with_one_flipped_byte_is_redone_and_the_others_reused(tmp_path
 
     with pytest.warns(RuntimeWarning, match=r"^1 completion marker\(s\) in .* failed authentication"):
         assert semcer.cli.main(_offline(work, out)) == 0
-    assert out.read_text() == first
+    got, want = json.loads(out.read_text()), json.loads(first)
+    assert _numbers(got) == _numbers(want)
+    resumed = got["judge"].pop("resumed")
+    assert resumed["chunks"] == 2 and 0 < resumed["sent"] < want["judge"]["sent"]  # chunks 0 and 1
+    assert got["judge"] == {**want["judge"], "sent": want["judge"]["sent"] - resumed["sent"],
+                            "judged": want["judge"]["judged"] - resumed["judged"]}  # the chunks from 2 on, judged again
     now = {m.name: m.stat().st_mtime_ns for m in work.glob("chunk-*.pkl")}
     assert [n for n in sorted(now) if now[n] == stamps[n]] == ["chunk-000000.pkl", "chunk-000001.pkl"]  # reused
     assert damaged.read_bytes() != bytes(data) and _payload(damaged).index == 2
@@ -218,7 +267,11 @@ def test_genuine_markers_are_reused_and_a_damaged_one_is_judged_again(server, tm
 
     assert semcer.cli.main(args) == 0
     assert server.stats.requests == EDITS  # every chunk loaded from its marker
-    assert _numbers(json.loads(out.read_text())) == _numbers(want)
+    got = json.loads(out.read_text())
+    assert _numbers(got) == _numbers(want)
+    assert (got["judge"]["sent"], got["judge"]["judged"], got["judge"]["requests"]) == (0, 0, 0)  # this run's
+    assert got["judge"]["resumed"] == {"chunks": 12, "cache_hits": 0, "sent": EDITS, "judged": EDITS, "failures": 0}
+    assert want["judge"]["sent"] == want["judge"]["judged"] == EDITS and "resumed" not in want["judge"]
 
     last = sorted(work.glob("chunk-*.pkl"))[-1]
     first_judged = len(_payload(last).new)
@@ -229,7 +282,11 @@ def test_genuine_markers_are_reused_and_a_damaged_one_is_judged_again(server, tm
     with pytest.warns(RuntimeWarning, match="1 completion marker"):
         assert semcer.cli.main(args) == 0
     assert server.stats.requests == EDITS + first_judged
-    assert _numbers(json.loads(out.read_text())) == _numbers(want)
+    got = json.loads(out.read_text())
+    assert _numbers(got) == _numbers(want)
+    assert got["judge"]["sent"] == got["judge"]["requests"] == first_judged  # the damaged chunk's, sent again
+    assert got["judge"]["resumed"] == {"chunks": 11, "cache_hits": 0, "sent": EDITS - first_judged,
+                                       "judged": EDITS - first_judged, "failures": 0}
 
 
 def test_the_key_is_private_reused_and_replaced_when_refused(tmp_path, cache_dir):

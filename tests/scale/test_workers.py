@@ -113,6 +113,54 @@ def test_a_worker_ends_quietly_when_its_parent_is_gone(tmp_path):
     assert b"Traceback" not in parent.stderr.read()
 
 
+def _signal_masks(pid: int) -> dict[str, int]:
+    """The blocked and ignored signals of ``pid`` (/proc/PID/status), as bit masks."""
+    fields = dict(line.split(":\t", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":\t" in line)
+    return {name: int(fields[name], 16) for name in ("SigBlk", "SigIgn")}
+
+
+_MASKS = """\
+import multiprocessing.forkserver as fs, os, signal, sys
+from semcer.scale.workers import Worker, prestart
+prestart()
+w = Worker()
+print(fs._forkserver._forkserver_pid, w.submit(os.getpid).get(), signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, []),
+      flush=True)
+sys.stdin.readline()
+w.close()
+"""
+
+
+@pytest.mark.skipif("forkserver" not in __import__("multiprocessing").get_all_start_methods()
+                    or not Path("/proc/self/status").exists(), reason="no forkserver, or no /proc")
+def test_the_forkserver_keeps_ctrl_c_blocked_and_the_worker_ignores_it():
+    """The forkserver is started with SIGINT blocked (a Ctrl-C while it imported the workers' code
+    printed its traceback); a worker ignores it instead, and the parent's mask is as it was."""
+    child = subprocess.Popen([sys.executable, "-c", _MASKS], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    try:
+        server, worker, parent_blocked = child.stdout.readline().split()
+        sigint = 1 << (signal.SIGINT - 1)
+        assert _signal_masks(int(server))["SigBlk"] & sigint
+        masks = _signal_masks(int(worker))
+        assert not masks["SigBlk"] & sigint and masks["SigIgn"] & sigint
+        assert parent_blocked == "False"
+    finally:
+        child.communicate("\n", timeout=60)
+    assert child.returncode == 0, child.stderr
+
+
+def test_a_worker_left_unclosed_does_not_keep_its_parent_from_exiting():
+    """multiprocessing ends daemon processes at exit with SIGTERM, which a worker ignores, and waits
+    for them: a worker that nothing closed (a Ctrl-C between its start and its owner) is ended by
+    semcer's own exit handler instead."""
+    script = "import os\nfrom semcer.scale.workers import Worker\nw = Worker()\nprint(w.submit(os.getpid).get())\n"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30,
+                          env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert done.returncode == 0 and done.stderr == ""
+    assert _gone([int(done.stdout)])
+
+
 # ---- a whole `semcer score` run --------------------------------------------------------------
 
 
@@ -219,6 +267,8 @@ def test_a_run_that_loses_a_worker_says_so_then_resumes(corpus, tmp_path):
     assert whole.wait(timeout=300) == 0
     got, want = json.loads(out.read_text()), json.loads((tmp_path / "whole.json").read_text())
     assert {k: v for k, v in got.items() if k != "judge"} == {k: v for k, v in want.items() if k != "judge"}
+    resumed = got["judge"].pop("resumed")  # the chunks finished before the worker was lost: their edits told apart
+    assert 3 <= resumed["chunks"] < 360 and resumed["sent"] + got["judge"]["sent"] == want["judge"]["sent"]
 
 
 def _direct_children(pid: int) -> list[int]:

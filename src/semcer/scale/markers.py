@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from semcer.alignment.line import LineResult
-from semcer.atomic import atomic_write, probe_folder
+from semcer.atomic import atomic_write, probe_folder, refused_reason
 from semcer.cache_folder import cache_root
 from semcer.errors import SemcerError
 from semcer.judges.distribution import Judgement
@@ -86,8 +86,7 @@ def check_work_dir(path: str | Path, flag: str = "--work-dir") -> None:
         probe_folder(p)
     except OSError as exc:
         shown = str(p) if str(p) != "." else "the current folder"
-        raise SemcerError(f"{flag} {path}: cannot write into {shown} ({exc.strerror or exc}: no permission, or a "
-                          "read-only file system)") from None
+        raise SemcerError(f"{flag} {path}: cannot write into {shown} ({refused_reason(exc)})") from None
 
 
 class Markers:

@@ -23,7 +23,7 @@ import contextlib
 import tempfile
 import warnings
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -40,19 +40,19 @@ from semcer.metrics.aggregate import DocumentFold
 from semcer.metrics.fca import LineAssignment, page_score_signature
 from semcer.metrics.results import Evaluation, Unmatched
 from semcer.metrics.signature import Signature
-from semcer.metrics.wer import WerResult, WerTally
+from semcer.metrics.wer import WerResult, WerTally, check_word_references
 from semcer.reports.progress import JudgeBar, judge_bar, line_bar
 from semcer.scale.chunks import CER_ONLY, DEFAULT_CHUNK_LINES, Beside, ChunkTask, Prepared, chunk_tasks, task_fingerprint
 from semcer.scale.executors import InlineExecutor, Pending, PoolExecutor
 from semcer.scale.finishing import FinishAsk, Finished, finish_chunk
 from semcer.scale.held import HeldChunk, HeldPoolExecutor
+from semcer.scale.judge_counts import added, no_stats, streamed_judge_run
 from semcer.scale.lines import SpilledLines
 from semcer.scale.markers import ChunkOutcome, Markers
 from semcer.scale.ranking import EditSpill, TopList, edit_rank, span_rank
 from semcer.scale.reading import JsonlSource
 from semcer.scale.report_fold import ReportAsk, ReportFold, StreamedLines
 from semcer.store.cached import CacheStats, judge_cached, store_judged
-from semcer.store.judging import judge_run
 from semcer.store.sqlite import JudgedEditStore
 from semcer.text.policy import TextPolicy, get_policy
 from semcer.text.units import Unit, check_unit
@@ -122,11 +122,13 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
     pol = get_policy(policy)
     if empty_ref == "error":
         _check_references(pairs, pol)
+        if beside.tokenizer is not None:  # a line --wer cannot score stops the run before any judging
+            check_word_references(((p.id, p.ref, p.lang) for p in _all_pairs(pairs)), beside.tokenizer, pol)
     unmatched = unmatched or Unmatched()
     with opened_judge(judge) as j, opened_store(store) as st, contextlib.ExitStack() as stack:
         folder = settings.work_dir or stack.enter_context(tempfile.TemporaryDirectory(prefix="semcer-stream-"))
         run = _Run(j, st, settings, folder, progress, len(pairs), stack)
-        run.beside = _Beside(beside, pol, unit, unmatched.policy, reading)
+        run.beside = _Beside(beside, pol, unit, unmatched.policy, reading, empty_ref=empty_ref)
         run.provenance = provenance
         tasks = chunk_tasks(pairs, settings.chunk_lines, unit=unit, policy=pol, empty_ref=empty_ref,
                             window=j.context_window, identity=j.identity, beside=beside)
@@ -141,7 +143,7 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
         if before_edits is not None:
             before_edits(result)
         if run.spill is not None and settings.edits:
-            result = replace(result, edits_written=run.spill.merge_into(settings.edits, n_chunks))
+            result = replace(result, edits_written=run.spill.merge_into(settings.edits, n_chunks, signature=sig))
         return result
 
 
@@ -164,7 +166,8 @@ class _Run:
         self.seen: dict[str, Judgement] = {}
         self.flying: set[str] = set()  # keys being judged for chunks in flight
         self.severity: dict[str, float | None] = {}  # of the same edits, computed once
-        self.cache = CacheStats(0, 0, 0, 0, 0)
+        self.cache = no_stats()  # every chunk's store counters, summed
+        self.earlier = no_stats()  # those of the chunks taken from markers (what the run that finished them did)
         self.resumed = (0, 0)  # chunks taken from markers, of all chunks (set by execute)
         self.top = TopList(settings.top, edit_rank if settings.by_edit else span_rank)
         self.line_bar = line_bar(lines, progress, desc="scoring")
@@ -249,10 +252,11 @@ class _Run:
 
     def _outcome(self, d: _Dispatched, fresh: tuple[tuple[str, Judgement], ...], cache: CacheStats,
                  fin: Finished) -> ChunkOutcome:
-        """A finished chunk's outcome (its marker written)."""
+        """A finished chunk's outcome, its marker written unless an edit of it could not be judged (a
+        rerun then takes the chunk again and sends only those edits: the others are in the store)."""
         outcome = ChunkOutcome(d.prep.index, self._fingerprint(d.task) if self.markers else "", fin.rows,
                                d.prep.skipped, fresh, cache, fin.candidates, d.prep.words, d.prep.pages, fin.digest)
-        if self.markers is not None:
+        if self.markers is not None and not cache.failures:
             self.markers.save(outcome)
         return outcome
 
@@ -276,6 +280,7 @@ class _Run:
                 self._warn_refused(task.index)
                 return _chain_one(task, tasks)
             self._fold(done, len(task.pairs))
+            self.earlier = added(self.earlier, done.cache)
             self.resumed = (self.resumed[0] + 1, self.resumed[1])
         return None
 
@@ -323,7 +328,7 @@ class _Run:
             judged, ready, overwritten = handle.get()
             return judged, store_judged(j.identity, keys, contexts, judged, None if ready is None else self.store,
                                         ready, overwritten)
-        base = self.cache.judged
+        base = self.cache.judged - self.earlier.judged  # sent by this run so far (a resumed chunk's not)
         bar = self.judge_bar
         step = None if bar is None else (lambda d, t: bar(base + d, base + t))
         return judge_cached(self.executor.remote_judge(j), contexts, self.store, progress=step,
@@ -337,10 +342,7 @@ class _Run:
         self.seen.update(outcome.new)
         sev = self.severity
         sev.update((k, j.severity) for k, j in outcome.new if k not in sev)  # a resumed chunk's
-        c, d = self.cache, outcome.cache
-        self.cache = CacheStats(c.total + d.total, c.unique + d.unique, c.hits + d.hits, c.judged + d.judged,
-                                c.failures + d.failures, c.corrupt + d.corrupt, c.stale + d.stale,
-                                c.overwritten + d.overwritten)
+        self.cache = added(self.cache, outcome.cache)
         self.top.offer(outcome.top)
         self.beside.fold(outcome)
         if self.report is not None:
@@ -363,8 +365,8 @@ class _Run:
         if self.judge.stats is not None and hasattr(self.executor, "refresh_stats"):
             self.executor.refresh_stats()  # the requests were made by the Ray actors
             stats = self.executor.stats
-        ev = Evaluation(signature, rows, agg, tuple(self.skipped), None,
-                        judge_run(self.judge, self.cache, stats, failed=self._failed()), unmatched)
+        judging = streamed_judge_run(self.judge, self.cache, self.earlier, self.resumed[0], stats, failed=self._failed())
+        ev = Evaluation(signature, rows, agg, tuple(self.skipped), None, judging, unmatched)
         return replace(Streamed(ev, tuple(self.top.items()), None, *self.beside.results()), resumed=self.resumed)
 
 
@@ -394,9 +396,9 @@ class _Beside:
     """The parent's sums of what is measured beside CER: the WER tally, the page scores so far."""
 
     def __init__(self, beside: Beside, policy: TextPolicy, unit: Unit, unmatched: str = "error",
-                 reading: Sequence[tuple[str, str]] = ()) -> None:
-        self.tally = None if beside.tokenizer is None else WerTally(beside.tokenizer, policy, unmatched=unmatched,
-                                                                    reading=reading)
+                 reading: Sequence[tuple[str, str]] = (), *, empty_ref: str = "error") -> None:
+        self.tally = None if beside.tokenizer is None else WerTally(beside.tokenizer, policy, empty_ref=empty_ref,
+                                                                    unmatched=unmatched, reading=reading)
         self.page_score, self.policy, self.unit = beside.page_score, policy, unit
         self.page_signature = page_score_signature(unit, policy, unmatched=unmatched, reading=reading)
         self.page_ids: list[str] = []
@@ -455,6 +457,10 @@ def _tee(tasks: Iterator[ChunkTask], handed: dict[int, ChunkTask]) -> Iterator[C
     for t in tasks:
         handed[t.index] = t
         yield t
+
+
+def _all_pairs(pairs: Sequence[Pair] | JsonlSource) -> Iterable[Pair]:
+    return pairs.pairs() if isinstance(pairs, JsonlSource) else pairs
 
 
 def _check_references(pairs: Sequence[Pair] | JsonlSource, pol: TextPolicy) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from semcer.atomic import atomic_write
 from semcer.io.edits import ranked_rows, write_edit_rows
+from semcer.metrics.signature import Signature
 from semcer.metrics.spans import span_key
 
 
@@ -70,11 +71,12 @@ class EditSpill:
             for row in ranked_rows(list(judged)):
                 fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
 
-    def merge_into(self, target: str | Path, chunks: int) -> int:
-        """Write the edits of chunks ``0..chunks-1`` to ``target``, most severe first; returns how many."""
+    def merge_into(self, target: str | Path, chunks: int, *, signature: Signature | None = None) -> int:
+        """Write the edits of chunks ``0..chunks-1`` to ``target``, most severe first; returns how many.
+        ``signature``: the run's, kept in a Parquet file's metadata (:func:`semcer.io.edits.write_edit_rows`)."""
         with ExitStack() as stack:
             runs = [_rows(stack.enter_context(open(self.path(k), encoding="utf-8"))) for k in range(chunks)]
-            return write_edit_rows(target, heapq.merge(*runs, key=_row_rank))
+            return write_edit_rows(target, heapq.merge(*runs, key=_row_rank), signature=signature)
 
 
 def _rows(fh: Any) -> Iterator[dict[str, Any]]:

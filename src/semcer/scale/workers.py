@@ -12,16 +12,24 @@ A worker runs until it is told to stop (or the pipe closes: its parent is gone, 
 quietly). It ignores Ctrl-C and SIGTERM, which a terminal or a job scheduler sends to every process
 of a command: the command's process alone decides, unwinds and ends its workers
 (:meth:`Worker.close`, SIGKILL when one is still busy), so an interrupted run ends with one line.
+Ctrl-C reaches the forkserver and a worker that is still starting too (before either can ignore it:
+the forkserver imports :data:`WORKER_MODULES` first), so both are started with SIGINT blocked
+(:func:`ctrl_c_held`), as they inherit it; a Ctrl-C meanwhile is this process's, raised once they are
+started.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
 import multiprocessing
+import multiprocessing.util  # its exit handler registered before this module's (:data:`_LIVE`)
 import pickle
 import signal
 import threading
+import weakref
+from collections.abc import Iterator
 from typing import Any
 
 from semcer.errors import SemcerError
@@ -60,7 +68,47 @@ def prestart() -> None:
     from multiprocessing import forkserver
 
     ctx.set_forkserver_preload(["__main__", *WORKER_MODULES])  # __main__: the default preload, kept
-    forkserver.ensure_running()
+    with ctrl_c_held():
+        forkserver.ensure_running()
+
+
+@contextlib.contextmanager
+def ctrl_c_held() -> Iterator[None]:
+    """SIGINT blocked in this thread for the time of the block, so that a process started in it
+    inherits the block: the forkserver keeps it (it ignores Ctrl-C once it has imported its preload)
+    and the workers it forks lift it once they ignore Ctrl-C (:func:`_serve`). A Ctrl-C received
+    meanwhile stays pending and is raised here (KeyboardInterrupt) when the block ends. Nothing where
+    signals cannot be blocked.
+
+    multiprocessing's resource tracker is started first: starting it unblocks SIGINT in this thread
+    (it blocks SIGINT and SIGTERM around its own start, then unblocks them), which would lift the
+    block before the forkserver is started under it."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+#: The workers started and not yet closed: :func:`_close_left_workers` ends them when the interpreter
+#: exits. A Ctrl-C can land between a worker's start and the code that would close it (an executor
+#: being built); multiprocessing's own exit handler ends daemon processes with SIGTERM, which workers
+#: ignore, and then waits for them: without this the command would never exit.
+_LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
+
+
+def _close_left_workers() -> None:
+    for worker in list(_LIVE):
+        worker.close()
+
+
+atexit.register(_close_left_workers)  # after multiprocessing.util's handler: run before it
 
 
 class Call:
@@ -84,8 +132,6 @@ class Worker:
         here, there = ctx.Pipe()
         said = stderr_state()  # the store's notes and warnings, printed in the worker as here
         self._process = ctx.Process(target=_serve, args=(there, collect, said), daemon=True, name="semcer-worker")
-        self._process.start()
-        there.close()
         self._conn = here
         self._answers: dict[int, tuple[bool, Any]] = {}
         self._ready = threading.Condition()
@@ -93,7 +139,20 @@ class Worker:
         self._got = 0  # answers read (by the reader thread; answers come in the order of the calls)
         self._ended = False
         self._reader = threading.Thread(target=self._read, name="semcer-worker-reader", daemon=True)
-        self._reader.start()
+        try:
+            with ctrl_c_held():  # the forkserver (when this starts it), the worker and its reader thread
+                self._process.start()  # start with Ctrl-C blocked: it is the main thread's, raised here
+                _LIVE.add(self)
+                self._reader.start()
+        except BaseException:  # Ctrl-C meanwhile: the worker, if started, does not outlive this
+            _LIVE.discard(self)
+            if self._process.pid is not None:
+                self._process.kill()
+                self._process.join()
+            here.close()
+            raise
+        finally:
+            there.close()
 
     @property
     def pid(self) -> int | None:
@@ -124,6 +183,7 @@ class Worker:
 
     def close(self) -> None:
         """End the worker: told to stop when it has nothing left to answer, else killed at once."""
+        _LIVE.discard(self)
         if self._process.pid is None:
             return
         with self._ready:
@@ -135,7 +195,8 @@ class Worker:
         if self._process.is_alive():
             self._process.kill()
         self._process.join()
-        self._reader.join(5)  # it reads the end of the pipe the worker's exit closed, and returns
+        if self._reader.ident is not None:
+            self._reader.join(5)  # it reads the end of the pipe the worker's exit closed, and returns
         self._conn.close()
 
     def _read(self) -> None:
@@ -184,6 +245,8 @@ def _serve(conn: Any, collect: bool, said: bool | None = None) -> None:
     (:func:`semcer.store.guards.stderr_state`)."""
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # started with SIGINT blocked (ctrl_c_held): ignored now instead
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     say_on_stderr(said)
     if not collect:
         gc.disable()
