@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import secrets
@@ -86,6 +87,20 @@ def probe_folder(folder: str | os.PathLike[str]) -> None:
     fd, probe = tempfile.mkstemp(dir=folder, prefix=".semcer-probe-")
     os.close(fd)
     os.unlink(probe)
+
+
+#: What each error number of a refused file creation means, said as it is (an error number not here
+#: is said by its own message). ENOENT in an existing folder: a file system such as /proc, where no
+#: file can be created (its "No such file or directory" names no missing file).
+_CREATE_REFUSED = {errno.EACCES: "no permission", errno.EPERM: "no permission", errno.EROFS: "a read-only file system",
+                   errno.ENOSPC: "no space left on the device", errno.EDQUOT: "the disk quota is exhausted",
+                   errno.ENOENT: "the file system there takes no new files"}
+
+
+def refused_reason(exc: OSError) -> str:
+    """Why creating a file in an existing folder failed (``exc`` from :func:`probe_folder`), in words
+    that are true for its error number."""
+    return _CREATE_REFUSED.get(exc.errno or 0) or exc.strerror or str(exc)
 
 
 def _special(target: Path) -> bool:

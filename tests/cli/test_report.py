@@ -185,7 +185,7 @@ def test_without_ratings_the_page_says_the_curve_needs_them(capsys, tmp_path, sm
     (["report", REFS, NOISY, "--html", "{tmp}/no/such/r.html"], "does not exist"),
     (["report", REFS, NOISY, "--html", "{tmp}/r.html", "--report-lines", "-1"], "--report-lines must be at least 0"),
     (["report", REFS, NOISY, "--html", "{tmp}/r.html", "--plots", REFS], "is a file; give a folder"),
-    (["report", REFS, NOISY, "--html", "{tmp}/r.html", "--ratings", REFS], "'item' must be the edit's id"),
+    (["report", REFS, NOISY, "--html", "{tmp}/r.html", "--ratings", REFS], "'item' is missing"),
     (["report", REFS, "--html", "{tmp}/r.html"], "not a `semcer score --json` output"),
     (["score", REFS, NOISY, "--spans", "5"], "--spans N adds the spans to the JSON: give --json too"),
 ])

@@ -86,7 +86,7 @@ def test_document_mean_and_corpus_by_hand():
 
 
 def test_a_line_without_reference_words_counts_its_insertions_in_the_corpus_only():
-    r = wer(["", "— !", "a"], ["x", "y", "a"], tokenizer="uax29")
+    r = wer(["", "— !", "a"], ["x", "y", "a"], tokenizer="uax29", empty_ref="insertions")
     assert [s.wer if s else "undefined" for s in r.lines] == [None, None, 0.0]
     assert (r.corpus.edits, r.corpus.units) == (2, 1)
     assert r.document_mean == 0.0 and r.documents == 1
@@ -121,6 +121,8 @@ def test_to_dict_and_input_errors():
     d = wer(["a b"], ["a"], tokenizer="whitespace").to_dict()
     assert d["corpus"] == {"wer": 0.5, "edits": 1, "substitutions": 0, "deletions": 1, "insertions": 0, "words": 2,
                            "lines": 1}
+    assert d["document_mean"] == {"wer": 0.5, "documents": 1, "left_out": 0}
+    assert d["no_reference_words"] == {"rule": "error", "lines": 0, "ids": []}
     assert d["bag_of_words"] == {"error": 0.5, "document_mean": 0.5, "missing": 1, "extra": 0}
     with pytest.raises(InputError, match="2 references but 1 outputs"):
         wer(["a", "b"], ["a"])

@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from studyhelpers import write_edits
+from studyhelpers import LINES, write_edits
 
 from semcer.cli import main
 from semcer.study.create import add_reader
@@ -90,6 +90,15 @@ def test_per_language(tmp_path, capsys):
     assert main(["study", "create", str(tmp_path / "s.study"), "--from", str(edits), "-n", "2", "--per-language"]) == 0
     assert "items per language: en 2, vi 2, zh 2" in capsys.readouterr().out
     assert sorted(i.lang for i in StudyDB(tmp_path / "s.study").items()) == ["en", "en", "vi", "vi", "zh", "zh"]
+
+
+def test_two_spellings_of_one_tag_are_one_language(tmp_path, capsys):
+    """An edit list (or a store filled before tags were read in one spelling) holding ``zh_CN`` beside
+    ``zh-CN`` is one language for the strata and the counts: two pools of one language drew twice."""
+    lines = [(i, ("zh_CN" if i.endswith("1") else "zh-CN") if lang == "zh" else lang, *rest) for i, lang, *rest in LINES]
+    edits = write_edits(tmp_path / "edits.jsonl", lines)
+    assert main(["study", "create", str(tmp_path / "s.study"), "--from", str(edits), "-n", "2", "--per-language"]) == 0
+    assert "items per language: en 2, vi 2, zh-CN 2" in capsys.readouterr().out
 
 
 def test_user_mistakes_are_one_line(tmp_path, capsys):

@@ -4,7 +4,7 @@ languages, spans and lines, analyze's rows and the note on languages without a w
 
 Defect (audit): ``EN``, ``en_US``, ``en-US`` and ``en-us`` were four rows of ``semcer score --by
 lang``; BCP 47 tags are case-insensitive and ``_`` is a locale's spelling of ``-``. What a judge
-reads (the tag as given: its prompt, the store key) is not changed: only groups and labels are.
+reads (its prompt, the store key) is the same one spelling, given to every line from reading on.
 The expected spellings are RFC 5646's own examples (section 2.1.1) and the brief's; the expected
 numbers are counted by hand from the one-edit lines below.
 """
@@ -80,7 +80,7 @@ def test_spellings_of_one_tag_are_one_group_in_the_breakdown_and_the_json():
             for g in breakdown(ev.lines, "lang", judged=False)})
     d = ev.to_dict(by=("lang",), lines=True)
     _check({g["lang"]: (g["cer"], g["document_mean"]["cer"], g["lines"]) for g in d["by_lang"]})
-    assert [r["lang"] for r in d["lines"]] == LANGS  # a line's record keeps its tag as given
+    assert [r["lang"] for r in d["lines"]] == ["en", "en", "en-US", "en-US", "en-US", "de-DE", "de-DE"]  # one spelling
 
 
 def test_the_terminal_table_has_one_row_per_tag():
@@ -99,13 +99,14 @@ def test_the_html_report_groups_and_shows_the_same_spelling():
     assert [ln["lang"] for ln in data["lines"]] == ["en-US", "en", "en-US", "en-US", "de-DE"]  # most severe first
 
 
-def test_the_judge_reads_each_tag_as_given():
-    """The context (the LLM prompt's language, the store key) is unchanged: only groups merge."""
+def test_the_judge_reads_each_tag_in_its_one_spelling():
+    """The context (the LLM prompt's language, the store key) has the one spelling too: ``EN`` and
+    ``en`` were two store keys of one edit, and two languages in a prompt."""
     seen: list[str] = []
     judge = FixedJudge(fn=lambda c: seen.append(c.lang) or (1.0, 0.0, 0.0, 0.0, 0.0))
     ev = semcer.evaluate(REFS, HYPS, langs=LANGS, judge=judge)
-    assert sorted(set(seen)) == ["EN", "de_de", "en-US", "en-us", "en_US"]
-    assert [e.lang for e in ev.judged] == ["EN", "en_US", "en-US", "en-us", "en-us", "de_de"]
+    assert sorted(set(seen)) == ["de-DE", "en", "en-US"]
+    assert [e.lang for e in ev.judged] == ["en", "en-US", "en-US", "en-US", "en-US", "de-DE"]
 
 
 def test_compare_groups_as_score_does(tmp_path):

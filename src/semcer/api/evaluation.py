@@ -331,14 +331,16 @@ def word_errors(
     policy: str | TextPolicy | None = None,
     docs: Sequence[str] | Mapping[str, str] | None = None,
     langs: Sequence[str | None] | Mapping[str, str] | str | None = None,
+    empty_ref: str = "error",
     unmatched: str = "error",
 ) -> WerResult:
     """WER and the bag-of-words error of the same inputs :func:`evaluate` takes, with a declared
-    word tokenizer (:mod:`semcer.text.words`) that goes into the signature."""
+    word tokenizer (:mod:`semcer.text.words`) that goes into the signature. A reference without words
+    follows ``empty_ref``, the rule :func:`evaluate` applies to an empty reference (default ``error``)."""
     pairs, paired, _, reading = _as_pairs(references, hypotheses, docs, langs, unmatched)
     return wer([p.ref for p in pairs], [p.hyp for p in pairs], tokenizer=tokenizer, policy=policy,
                ids=[p.id for p in pairs], docs=[p.doc for p in pairs], langs=[p.lang for p in pairs],
-               unmatched=paired.policy, reading=reading)
+               empty_ref=empty_ref, unmatched=paired.policy, reading=reading)
 
 
 @dataclass(frozen=True)

@@ -29,10 +29,10 @@ default 500) plus the ``differ`` lines of a comparison, and no more than ``text_
 of line text in all; at most ``documents`` points per system in the per-document plot and
 ``languages`` languages in the per-language plot. Everything else is a fixed number of table rows.
 
-Reader ratings (``--ratings FILE``) add the top-of-list curve of the paper's Figure 3: JSON Lines,
-one record per rating, ``item`` the edit's id (``<line_id>:<op><ref_pos>,<hyp_pos>``, as in
-``semcer score --edits``) and ``rating`` in [0, 1] (or ``level`` 0-4); several ratings of one item
-are averaged.
+Reader ratings (``--ratings FILE``) add the top-of-list curve of the paper's Figure 3: the ratings
+file of ``semcer meta-eval`` (JSON Lines or CSV/TSV, one record per rating: ``item`` the edit's id,
+``<line_id>:<op><ref_pos>,<hyp_pos>`` as in ``semcer score --edits``, ``rater``, and ``rating`` in
+[0, 1] or ``level`` 0-4; :func:`read_ratings`); several ratings of one item are averaged.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from semcer.alignment.line import LineResult, LineStats
 from semcer.api.comparison import Comparison
 from semcer.errors import InputError
 from semcer.io.edits import edit_id
-from semcer.io.jsonl import MalformedJSON, read_document, read_objects
+from semcer.io.jsonl import MalformedJSON, read_document
 from semcer.io.pairing import pair_collections
 from semcer.judges.distribution import LEVELS, RATINGS
 from semcer.metrics.breakdown import breakdown
@@ -223,39 +223,17 @@ def read_score_json(path: str) -> Any:
 
 
 def read_ratings(path: str) -> dict[str, float]:
-    """Reader ratings (JSON Lines: ``item``, ``rating`` in [0, 1] or ``level`` 0-4, optional
-    ``rater``): the mean rating of each item."""
+    """Each rated item's mean rating, from a ratings file read as ``semcer meta-eval --ratings``
+    reads it (:func:`semcer.io.ratings.read_ratings`: JSON Lines or CSV/TSV; ``item``, ``rater``,
+    ``level`` 0-4 or ``rating`` in [0, 1])."""
+    from semcer.io.ratings import read_ratings as read_rows
+
     sums: dict[str, list[float]] = {}
-    for where, row in read_objects(path, "a rating object {\"item\": ..., \"rating\": ...}"):
-        item = row.get("item")
-        if isinstance(item, bool) or not isinstance(item, (str, int)):
-            raise InputError(f"{where}: 'item' must be the edit's id (a string such as \"line-1:S3,3\"), "
-                             f"got {item!r}")
-        value = _rating_value(row, where)
-        acc = sums.setdefault(str(item), [0.0, 0.0])
-        acc[0] += value
+    for r in read_rows(path):
+        acc = sums.setdefault(r.item, [0.0, 0])
+        acc[0] += r.value
         acc[1] += 1
-    return {k: s / n for k, (s, n) in sums.items()}
-
-
-def _rating_value(row: dict[str, Any], where: str) -> float:
-    rating, level = row.get("rating"), row.get("level")
-    if rating is None and level is None:
-        raise InputError(f"{where}: give 'rating' (a number in [0, 1]) or 'level' (an integer 0-4)")
-    value = None
-    if level is not None:
-        if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level < LEVELS:
-            raise InputError(f"{where}: 'level' must be an integer from 0 to 4, got {level!r}")
-        value = RATINGS[level]
-    if rating is not None:
-        if isinstance(rating, bool) or not isinstance(rating, (int, float)) or not math.isfinite(rating) \
-                or not 0 <= rating <= 1:
-            raise InputError(f"{where}: 'rating' must be a number from 0 to 1, got {rating!r}")
-        if value is not None and abs(value - rating) > 1e-9:
-            raise InputError(f"{where}: 'rating' {rating} and 'level' {level} disagree (level k is rating k/4)")
-        value = float(rating)
-    assert value is not None
-    return value
+    return {item: total / n for item, (total, n) in sums.items()}
 
 
 def score_json_blocks(ev: Evaluation, payload: dict[str, Any], spans: int) -> dict[str, Any]:
@@ -694,7 +672,7 @@ def _plots(systems: list[_System], languages: list[dict[str, Any]], limits: Limi
     plots.append(_languages_plot(systems, languages, limits, notes))
     if ratings is None:
         missing.append("the top-of-list curve (paper, Figure 3): it appears with reader ratings (--ratings FILE: JSON "
-                       "Lines of {\"item\": EDIT_ID, \"rating\": 0..1})")
+                       "Lines or CSV of item (EDIT_ID), rater, rating 0..1 or level 0-4)")
     else:
         curve = _curve(systems, ratings, limits, notes)
         if curve is None:

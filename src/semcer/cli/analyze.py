@@ -6,6 +6,7 @@ import argparse
 
 from semcer.cli.options import (
     SEED_MAX,
+    Once,
     add_input_options,
     add_judge_options,
     check_int,
@@ -67,7 +68,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=seed, default=0, help=f"bootstrap seed, 0 to {SEED_MAX} (default: %(default)s)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the tables")
-    p.add_argument("--output", "-o", metavar="FILE", type=output_file,
+    p.add_argument("--output", "-o", metavar="FILE", type=output_file, action=Once,
                    help="write to FILE (atomically) instead of standard output (- is standard output)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     add_judge_options(p)

@@ -6,7 +6,7 @@ import argparse
 from dataclasses import replace
 
 from semcer.api import evaluate
-from semcer.cli.common import Steps, batch_work, beside_cer, check_paths, item_name, read_pairs
+from semcer.cli.common import Steps, batch_work, beside_cer, check_paths, check_scored, item_name, read_pairs
 from semcer.cli.options import add_input_options, add_measure_options, add_output_options, show_progress, use_color
 from semcer.io.json import dumps, emit
 from semcer.reports.text import render_evaluation
@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     with steps.step(f"aligned {len(paired.pairs)} {item_name(args)}"), batch_work():
         result = replace(evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref,
                                   progress=show_progress(args)), left_out=left_out)
+    check_scored(args, result)
     blocks, extra = beside_cer(args, paired)
     by = tuple(args.by or ())
     if args.json:

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from semcer.api.evaluation import left_out, with_lang  # --lang: the one rule, shared with compare and analyze
-from semcer.atomic import probe_folder, written_path
-from semcer.cli.options import check_page_options
+from semcer.atomic import probe_folder, refused_reason, written_path
+from semcer.cli.options import check_page_options, was_given
 from semcer.errors import InputError, SemcerError
 from semcer.io.collections import PAGE_FORMATS, STDIN, Collection, PageOptions, parquet_shards, read_collection
 from semcer.io.edits import check_path as check_edits_path
@@ -79,21 +79,32 @@ def _check_writable(flag: str, path: str) -> None:
         if not os.access(p, os.W_OK):
             raise SemcerError(f"{flag} {path}: cannot write it (no permission)")
         return
-    folder = p.parent
-    shown = str(folder) if str(folder) != "." else "the current folder"
-    if not folder.exists():
-        raise SemcerError(f"{flag} {path}: folder {folder} does not exist; create it first (mkdir -p {folder})")
-    if not folder.is_dir():
-        raise SemcerError(f"{flag} {path}: {folder} is not a folder")
-    try:  # what the atomic writer will do there: create a file beside the target
-        probe_folder(folder)
-    except OSError as exc:
-        raise SemcerError(f"{flag} {path}: cannot write into {shown} ({exc.strerror or exc}: no permission, or a "
-                          "read-only file system)") from None
+    problem = folder_problem(p.parent)  # what the atomic writer will do there: create a file beside the target
+    if problem:
+        how = "" if flag == "--store" or not p.is_file() else (f"; the output is written to a new file there, then "
+                                                              f"renamed over {p.name}")
+        raise SemcerError(f"{flag} {path}: {problem}{how}")
     if flag == "--store" and p.exists() and not os.access(p, os.R_OK | os.W_OK):
         raise SemcerError(f"{flag} {path}: cannot write the store (the file is read-only)")
     if flag in ("--output", "--html") and p.is_file():
         _check_not_data(flag, path)
+
+
+def folder_problem(folder: Path) -> str | None:
+    """Why no file can be created in ``folder`` (None: one can), one rule for every output: a path
+    that is, or lies under, a file; a folder that does not exist; one where creating a file fails
+    (said by its error number: :func:`semcer.atomic.refused_reason`)."""
+    shown = str(folder) if str(folder) not in ("", ".") else "the current folder"
+    try:
+        if not folder.is_dir():
+            blocker = next((a for a in (folder, *folder.parents) if a.exists() or a.is_symlink()), None)
+            if blocker is not None and not blocker.is_dir():
+                return f"{blocker} is a file, not a folder"
+            return f"folder {folder} does not exist; create it first (mkdir -p {folder})"
+        probe_folder(folder)
+    except OSError as exc:
+        return f"cannot write into {shown} ({refused_reason(exc)})"
+    return None
 
 
 #: The first bytes of files that a text output must not replace: a judged-edit store or a study
@@ -156,12 +167,28 @@ def read_pairs(args: argparse.Namespace) -> tuple[Paired, LeftOut]:
         raise InputError("REFS and HYPS are both '-': only one of them can be read from standard input")
     pages = page_options(args)
     with collector_paused():  # a corpus is millions of small acyclic objects
-        refs = read_collection(args.refs, format=getattr(args, "ref_format", None) or both, pages=pages)
-        hyps = read_collection(args.hyps, format=getattr(args, "hyp_format", None) or both, pages=pages)
+        refs = _read(args, args.refs, getattr(args, "ref_format", None) or both, pages)
+        hyps = _read(args, args.hyps, getattr(args, "hyp_format", None) or both, pages)
         report_failures(refs, hyps)
         check_page_options(args, map(_has_pages, (refs, hyps)))
         paired = with_lang(pair_collections(refs, hyps, unmatched=args.unmatched), getattr(args, "lang", None))
         return paired, left_out(refs, hyps)
+
+
+#: What the page reader says of an hOCR file read with dinglehopper's rules (:mod:`semcer.io.formats.read`).
+_DINGLEHOPPER_HOCR = "dinglehopper reads no hOCR"
+
+
+def _read(args: argparse.Namespace, path: str, fmt: str | None, pages: PageOptions) -> Collection:
+    """One input, read as the options say; an hOCR file refused under dinglehopper's rules that no
+    --page-dialect asked for is told where they came from (the reader's message names the flag)."""
+    try:
+        return read_collection(path, format=fmt, pages=pages)
+    except InputError as exc:
+        if pages.dialect != "dinglehopper" or _DINGLEHOPPER_HOCR not in str(exc) or was_given(args, "page_dialect"):
+            raise
+        raise InputError(f"{exc}; --policy dinglehopper reads page files with dinglehopper's rules unless "
+                         "--page-dialect says otherwise") from None
 
 
 def item_name(args: argparse.Namespace) -> str:
@@ -175,6 +202,25 @@ def item_name(args: argparse.Namespace) -> str:
                                        or path.lower().endswith((".xml", ".html", ".hocr"))):
             return "pages"
     return "lines"
+
+
+def check_scored(args: argparse.Namespace, result: Any) -> None:
+    """Refuse a result that scored nothing: every line skipped for its empty reference (--empty-ref
+    skip), every number n/a. Called before anything is written, so that a script or a CI job cannot
+    take such a run for a score (the Python API returns it as it is)."""
+    if result.corpus.lines or not result.skipped_empty:
+        return
+    n, items = len(result.skipped_empty), item_name(args)
+    which = f"the only {items.removesuffix('s')} has" if n == 1 else f"all {n} {items} have"
+    raise SemcerError(f"nothing was scored: {which} an empty reference after --policy {args.policy}, and --empty-ref "
+                      "skip left every one out (each number would be n/a); check the references and the --policy")
+
+
+def check_compared(args: argparse.Namespace, result: Any) -> None:
+    """:func:`check_scored` for a comparison: its systems share the references, so the lines that an
+    empty reference leaves out are the same for every one."""
+    for ev in result.evaluations:
+        check_scored(args, ev)
 
 
 class Steps:
@@ -222,8 +268,8 @@ def load_collections(args: argparse.Namespace) -> tuple[Any, list[Any]]:
         raise InputError("only one input can be read from standard input ('-')")
     pages = page_options(args)
     with collector_paused():
-        refs = read_collection(args.refs, format=getattr(args, "ref_format", None) or both, pages=pages)
-        systems = [read_collection(h, format=getattr(args, "hyp_format", None) or both, pages=pages) for h in args.hyps]
+        refs = _read(args, args.refs, getattr(args, "ref_format", None) or both, pages)
+        systems = [_read(args, h, getattr(args, "hyp_format", None) or both, pages) for h in args.hyps]
         report_failures(refs, *systems)
         check_page_options(args, map(_has_pages, (refs, *systems)))
         return refs, systems
@@ -252,7 +298,8 @@ def beside_cer(args: argparse.Namespace, paired: Paired) -> tuple[dict[str, Any]
     """--wer and --page-score of pairs in memory: their JSON blocks, and their lines for the terminal."""
     from semcer.api.evaluation import page_scores, word_errors
 
-    w = word_errors(paired, tokenizer=args.tokenizer, policy=args.policy) if getattr(args, "wer", False) else None
+    w = (word_errors(paired, tokenizer=args.tokenizer, policy=args.policy, empty_ref=args.empty_ref)
+         if getattr(args, "wer", False) else None)
     ps = page_scores(paired, unit=args.unit, policy=args.policy) if getattr(args, "page_score", False) else None
     return beside_blocks(w, ps)
 

@@ -60,7 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from semcer.api.comparison import METRICS, Gate
-    from semcer.cli.common import check_paths, compare_from_args
+    from semcer.cli.common import check_compared, check_paths, compare_from_args
     from semcer.io.json import dumps, emit
     from semcer.reports.text import render_comparison
 
@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     check_paths(args, {"REFS": args.refs, **{f"SYS{k + 1}": h for k, h in enumerate(args.hyps)}})
     check_report_options(args)
     result, refs, systems = compare_from_args(args)
+    check_compared(args, result)
     by = tuple(args.by or ())
     emit(dumps(result.to_dict(by=by)) if args.json else render_comparison(result, by=by), args.output)
     report_compare(args, result, refs, systems)

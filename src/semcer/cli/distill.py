@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from semcer.cli.options import seed
+from semcer.cli.options import Once, seed
 
 HELP = """\
 Train a transformer student to reproduce a judge: the paper's distilled scorer (Table 14), on any
@@ -44,10 +44,10 @@ examples:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("distill", help="train a transformer student (the paper's distilled scorer) on judged edits",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--data", required=True, metavar="FILE",
+    p.add_argument("--data", required=True, metavar="FILE", action=Once,
                    help="judged edits: a store (.sqlite), a Parquet export or a labelled .jsonl")
     p.add_argument("--backbone", required=True, metavar="PATH", help="local model directory (save_pretrained layout)")
-    p.add_argument("--out", required=True, metavar="DIR", help="checkpoint directory to write")
+    p.add_argument("--out", required=True, metavar="DIR", action=Once, help="checkpoint directory to write")
     p.add_argument("--judge", metavar="IDENTITY", help="learn this judge's edits (needed when DATA holds several)")
     p.add_argument("--name", metavar="NAME", help="name in the student's judge identity (default: the name of DIR)")
     p.add_argument("--epochs", type=int, default=3, metavar="N", help="at most N passes over the data (default: %(default)s)")

@@ -7,7 +7,7 @@ import sys
 
 from semcer.api import judge_corpus
 from semcer.cli.common import check_paths, load_pairs
-from semcer.cli.options import add_input_options, add_judge_options, judge_from_args, output_file, show_progress
+from semcer.cli.options import Once, add_input_options, add_judge_options, judge_from_args, output_file, show_progress
 from semcer.errors import JudgeError, StoreError
 from semcer.io.json import dumps, emit
 from semcer.reports.text import render_judge_run
@@ -24,6 +24,11 @@ again by the next run; the exit status is then 1. A store deleted, moved or repl
 file during the run is an error (exit status 2), after a warning that says how many judged edits
 are not in it.
 
+The offline judges (--judge compact, rubric) are recomputed rather than read back (cheaper than
+reading, and a stored row can never change their scores): `semcer judge` with one of them fills the
+store for `semcer store export`, `semcer study create --from STORE` or `semcer distill`, and a rerun
+or a later `semcer score --store` judges every edit again.
+
 examples:
   vllm serve Qwen/Qwen3-8B --port 8000 --enable-prefix-caching
   semcer judge refs.jsonl hyps.jsonl --judge llm --endpoint http://127.0.0.1:8000/v1 \\
@@ -37,13 +42,16 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_input_options(p)
     p.add_argument("--json", action="store_true", help="print the run's summary as JSON")
-    p.add_argument("--output", "-o", metavar="FILE", type=output_file,
+    p.add_argument("--output", "-o", metavar="FILE", type=output_file, action=Once,
                    help="write the summary to FILE (atomically) instead of standard output (- is standard output)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     p.add_argument("--commit-every", type=int, metavar="N", dest="commit_every",
                    help="edits judged per store commit: a killed run loses at most this many "
                    "(default: 8 × concurrency, at least 256)")
-    add_judge_options(p, default_judge="llm", store_help="SQLite store the judged edits go into (required)")
+    add_judge_options(p, default_judge="llm",
+                      store_help="SQLite store the judged edits go into (required): with an LLM judge or a student:DIR "
+                      "a rerun judges only the edits missing from it; the offline judges (compact, rubric) judge "
+                      "every edit again and rewrite their rows (their stored judgements are never read back)")
     p.set_defaults(func=run)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from semcer.cli.common import check_paths
-from semcer.cli.options import SEED_MAX, add_judge_options, judge_from_args, output_file, seed
+from semcer.cli.options import SEED_MAX, Once, add_judge_options, judge_from_args, output_file, seed
 from semcer.judges.distribution import SEVERITY_TOLERANCE
 
 #: Seeds of the bootstrap: what numpy's generators take, and JSON keeps exactly.
@@ -49,9 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "from 40, so that each tail of a 95%% interval holds one, to 1,000,000)")
     p.add_argument("--seed", type=seed, default=0, help=f"bootstrap seed, 0 to {SEED_MAX} (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the table")
-    p.add_argument("--output", "-o", metavar="FILE", type=output_file,
+    p.add_argument("--output", "-o", metavar="FILE", type=output_file, action=Once,
                    help="write to FILE (atomically) instead of standard output (- is standard output)")
-    add_judge_options(p, store_help="judged-edit store to reuse (useful for slow judges)")
+    add_judge_options(p)
     p.set_defaults(func=run)
 
 

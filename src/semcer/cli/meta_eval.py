@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import sys
 
-from semcer.cli.options import LLM_ARGS, SEED_MAX, add_judge_options, judge_from_args, output_file, seed
+from semcer.cli.options import LLM_ARGS, SEED_MAX, Once, add_judge_options, judge_from_args, output_file, seed
+from semcer.judges import DEFAULT_JUDGE
 
 #: Seeds of the bootstrap: what numpy's generators take.
 
@@ -35,7 +37,9 @@ inputs:
 
 scores:
   --judge NAME         a judge (repeatable): it scores every item from its marked pair, and every pair
-                       output as semCER; default: compact, unless --score-column is given
+                       output and rated transcription as semCER; default: compact, unless --score-column
+                       is given. --ratings without --items gives the panel's reliability only (a note
+                       says so); a --judge or --score-column with nothing to score is an error
   --score-column COL   a numeric column of the items used as a score (repeatable), e.g. severity
 
 rated edits, reported per scorer (the judge's severity, `NAME:mode` its most likely level, and
@@ -86,10 +90,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("meta-eval", help="scores against reader ratings and reader preferences (Tables 5-8)",
                        description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter,
                        conflict_handler="resolve")
-    p.add_argument("--ratings", metavar="FILE", help="reader ratings: JSONL or CSV (item, rater, level or rating)")
-    p.add_argument("--items", metavar="FILE", help="the rated items: labelled edits (key id) or an edit list (key edit_id)")
-    p.add_argument("--pairs", metavar="FILE", help="rated pairs, JSONL (pair, ref, a, b, lang, choices)")
-    p.add_argument("--transcriptions", metavar="FILE",
+    p.add_argument("--ratings", metavar="FILE", action=Once, help="reader ratings: JSONL or CSV (item, rater, level or rating)")
+    p.add_argument("--items", metavar="FILE", action=Once,
+                   help="the rated items: labelled edits (key id) or an edit list (key edit_id)")
+    p.add_argument("--pairs", metavar="FILE", action=Once, help="rated pairs, JSONL (pair, ref, a, b, lang, choices)")
+    p.add_argument("--transcriptions", metavar="FILE", action=Once,
                    help="rated whole transcriptions, JSONL (id, ref, out, lang, levels)")
     p.add_argument("--score-column", metavar="COL", action="append", dest="score_column", default=[],
                    help="a numeric column of the items used as a score (repeatable)")
@@ -115,22 +120,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=seed, default=0, help=f"bootstrap seed, 0 to {SEED_MAX} (default: %(default)s)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default: %(default)s)")
     p.add_argument("--json", action="store_true", help="print JSON instead of the tables")
-    p.add_argument("--output", "-o", metavar="FILE", type=output_file,
+    p.add_argument("--output", "-o", metavar="FILE", type=output_file, action=Once,
                    help="write to FILE (atomically) instead of standard output (- is standard output)")
-    add_judge_options(p, default_judge=None, store_help="judged-edit store to reuse (useful for slow judges)")
+    add_judge_options(p, default_judge=None)
     p.add_argument("--judge", metavar="NAME", action="append", dest="judge",
-                   help="judge scoring the items and the pairs (repeatable; default: compact unless --score-column "
-                   "is given; names as for semcer score, e.g. compact, rubric, llm, hf:PATH, student:DIR)")
+                   help="judge scoring the items (--items), the pairs and the transcriptions (repeatable; default: "
+                   "compact unless --score-column is given; names as for semcer score, e.g. compact, rubric, llm, "
+                   "hf:PATH, student:DIR)")
     p.set_defaults(func=run)
 
 
 def _judges(args: argparse.Namespace) -> list:
     """Each --judge built; the LLM options go to the LLM judges only."""
     from semcer.errors import InputError
-    from semcer.judges import DEFAULT_JUDGE
     from semcer.judges.llm import is_llm_spec
 
-    wanted = (args.items or args.pairs) and not args.score_column
+    wanted = (args.items or args.pairs or args.transcriptions) and not args.score_column
     specs = [s.strip() for s in args.judge] if args.judge else [DEFAULT_JUDGE] if wanted else []
     if len(set(specs)) != len(specs):
         raise InputError("--judge: each judge once")
@@ -168,4 +173,7 @@ def run(args: argparse.Namespace) -> int:
                            seed=args.seed, confidence=args.confidence)
     d = result.to_dict()
     emit(dumps(d) if args.json else render_meta_eval(d), args.output)
+    if args.ratings and not args.items:  # a named judge with nothing to score was refused before any work
+        print("semcer: note: --ratings without --items: the rated edits get the panel's reliability only; the judges "
+              f"(default {DEFAULT_JUDGE}) and --score-column score them only with --items FILE", file=sys.stderr)
     return 1 if result.failures else 0

@@ -32,7 +32,8 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
     options that decide what is compared and how."""
     p.add_argument("refs", metavar="REFS", help="references: JSONL or a JSON array of objects, TSV/CSV with a header "
                    "(id, text, optional doc, lang), Parquet with those columns or a directory of Parquet shards "
-                   "(semcer[parquet]), a plain-text file (one line per item, line number = id) or a directory of .txt "
+                   "(semcer[parquet]), a plain-text file (one line per item, line number = id; against one page "
+                   "file: that page's text) or a directory of .txt "
                    "pages, a PAGE-XML, ALTO or hOCR page file or a directory of them; '-' reads standard input; .gz "
                    "is decompressed; the format is detected from the content (binary files are refused)")
     if many_hyps:
@@ -53,7 +54,8 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
                    help="whose text is read: regions (PAGE TextRegion, ALTO TextBlock, hOCR ocr_par; default) or lines")
     g.add_argument("--by-line", action=_TrueGiven, dest="by_line",
                    help="score each region or line as its own item (id PAGE#ELEMENT) instead of each page as one "
-                   "text; lines pair by element id")
+                   "text; elements pair by their id, which is each file's own (Tesseract's ALTO block_0 and hOCR par_1_1 "
+                   "never pair): give both sides in one format from one tool; a page whose elements share no id is refused")
     g.add_argument("--page-dialect", choices=("auto", "semcer", "dinglehopper"), default="auto", dest="page_dialect",
                    action=StoreGiven,
                    help="extraction rules: semcer's (documented), or dinglehopper 0.11's; auto (default): dinglehopper's "
@@ -74,7 +76,8 @@ def add_input_options(p: argparse.ArgumentParser, *, many_hyps: bool = False) ->
                    "stands for its steps there; casefold and nfc, both a preset and a step, are the step there, so "
                    "casefold+nfc is not the casefold preset; see `semcer policies`); default: %(default)s")
     p.add_argument("--empty-ref", choices=tuple(EMPTY_REF_POLICIES), default="error", dest="empty_ref",
-                   help="what an empty reference does: " + "; ".join(f"{k}: {v}" for k, v in EMPTY_REF_POLICIES.items()))
+                   help="what an empty reference does (with --wer also a reference without words, e.g. punctuation "
+                   "only): " + "; ".join(f"{k}: {v}" for k, v in EMPTY_REF_POLICIES.items()))
     p.add_argument("--unmatched", choices=tuple(UNMATCHED_POLICIES), default="error",
                    help="ids present on one side only: " + "; ".join(f"{k}: {v}" for k, v in UNMATCHED_POLICIES.items()))
 
@@ -104,6 +107,26 @@ class _TrueGiven(argparse._StoreTrueAction):
                  option_string: str | None = None) -> None:
         super().__call__(parser, namespace, values, option_string)
         _note_given(namespace, self.dest)
+
+
+#: Where :class:`Once` notes the value each of its options was first given.
+_ONCE = "once_options"
+
+
+class Once(argparse._StoreAction):
+    """``store`` for an option that names one file or folder (an output, an input file): given again
+    with another path it is refused, naming the option, instead of keeping the last silently (a
+    second ``--edits`` would otherwise leave the first file unwritten). The same path twice is one."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        seen: dict[str, tuple[str | None, Any]] = getattr(namespace, _ONCE, {})
+        if self.dest in seen and seen[self.dest][1] != values:
+            (flag, first), shown = seen[self.dest], lambda v: "-" if v is None else str(v)
+            raise argparse.ArgumentError(self, f"given twice ({flag} {shown(first)}, then {option_string} "
+                                         f"{shown(values)}); it takes one path: give it once")
+        setattr(namespace, _ONCE, {**seen, self.dest: (option_string, values)})
+        super().__call__(parser, namespace, values, option_string)
 
 
 def was_given(args: argparse.Namespace, dest: str) -> bool:
@@ -160,7 +183,7 @@ def add_output_options(p: argparse.ArgumentParser, *, lines: bool = True) -> Non
     p.add_argument("--json", action="store_true", help="print JSON for machines instead of the table")
     if lines:
         p.add_argument("--lines", action="store_true", help="with --json, include one row per line")
-    p.add_argument("--output", "-o", metavar="FILE", type=output_file,
+    p.add_argument("--output", "-o", metavar="FILE", type=output_file, action=Once,
                    help="write the result to FILE (atomically) instead of standard output (- is standard output)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     p.add_argument("--verbose", "-v", action="store_true",
@@ -178,12 +201,22 @@ def use_color(args: argparse.Namespace) -> bool:
         and not os.environ.get("NO_COLOR")
 
 
+#: What a store does for each kind of judge (:func:`semcer.store.cached.judge_cached`): an LLM or
+#: student judge's stored answers are read back; the offline judges' are written, never read.
+STORE_READ = ("an LLM judge (llm, hf:PATH, vllm:MODEL) or a student:DIR reads it back: an edit already in it is "
+              "not judged again, in this run or a later one")
+STORE_WRITTEN = ("the offline judges (compact, rubric) only write it, for `semcer store export`, `semcer study create "
+                 "--from STORE` or `semcer distill`: their judgements are recomputed, never read back (cheaper than "
+                 "reading, and a stored row can never change their scores)")
+STORE_HELP = f"SQLite store of judged edits: {STORE_READ}; {STORE_WRITTEN}"
+
+
 def add_judge_options(parser: argparse.ArgumentParser, *, default_judge: str | None = DEFAULT_JUDGE,
-                      store_help: str = "SQLite store of judged edits: reused across runs, so no edit is judged twice") -> None:
+                      store_help: str = STORE_HELP) -> None:
     """``--judge``, ``--store`` and the LLM judge's options."""
     parser.add_argument("--judge", default=default_judge, metavar="NAME",
                         help=f"judge charging each edit (default: %(default)s; one of {', '.join(JUDGE_NAMES)})")
-    parser.add_argument("--store", metavar="PATH", help=store_help)
+    parser.add_argument("--store", metavar="PATH", action=Once, help=store_help)
     parser.add_argument("--context-window", type=int, metavar="N", dest="context_window",
                         help="grapheme units the judge sees on each side of an edit (default: 100; a line no longer "
                         "than that is seen whole); part of the judge's identity")
@@ -331,7 +364,7 @@ def add_scale_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ray-gpus", type=float, default=0.0, metavar="G", dest="ray_gpus",
                    help="with --engine ray: GPUs each judge actor reserves (a student:DIR or hf: judge on GPU nodes; "
                    "default: 0, as for the offline judges and an LLM judge on a server)")
-    g.add_argument("--work-dir", metavar="DIR", dest="work_dir",
+    g.add_argument("--work-dir", metavar="DIR", dest="work_dir", action=Once,
                    help="keep a completion marker per finished chunk in DIR (an existing folder, or a new one whose "
                    "parent exists): a killed run started again with the same DIR (and --store) goes on where it "
                    "stopped, judging no edit twice")

@@ -11,8 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from semcer.atomic import probe_folder
 from semcer.cli.options import (
+    Once,
     StoreGiven,
     add_comparison_options,
     add_input_options,
@@ -56,16 +56,18 @@ examples:
 def add_report_options(p: argparse.ArgumentParser) -> None:
     """--html, --plots, --report-lines, --report-spans, --ratings, --title."""
     g = p.add_argument_group("HTML report and plots")
-    g.add_argument("--html", metavar="FILE", help="write the HTML report to FILE (one self-contained file, written "
+    g.add_argument("--html", metavar="FILE", action=Once, help="write the HTML report to FILE (one self-contained file, written "
                    "atomically), after the score")
-    g.add_argument("--plots", metavar="DIR", help="write the report's plots as PNG and SVG files into DIR (created if "
-                   'missing; needs matplotlib: pip install "semcer[plots]")')
+    g.add_argument("--plots", metavar="DIR", action=Once, help="write the report's plots as PNG and SVG files into DIR "
+                   '(created if missing; needs matplotlib: pip install "semcer[plots]")')
     g.add_argument("--report-lines", type=int, default=500, metavar="N", dest="report_lines", action=StoreGiven,
                    help="lines shown in full in the report's line view, the most severe first (default: %(default)s)")
     g.add_argument("--report-spans", type=int, default=2000, metavar="M", dest="report_spans", action=StoreGiven,
                    help="error spans in the report's ranked list, the most severe first (default: %(default)s)")
-    g.add_argument("--ratings", metavar="FILE", help="reader ratings for the report's top-of-list curve: JSON Lines of "
-                   '{"item": EDIT_ID, "rating": 0..1} (or "level": 0-4), EDIT_ID as in --edits files')
+    g.add_argument("--ratings", metavar="FILE", action=Once, help="reader ratings for the report's top-of-list curve, as `semcer "
+                   "meta-eval --ratings` reads them (e.g. the ratings.jsonl of `semcer study export`): JSON Lines, or "
+                   "CSV/TSV with a header; each record an item (EDIT_ID, as in --edits files), a rater, and a level "
+                   "0-4 or a rating in [0, 1]; an item's ratings are averaged")
     g.add_argument("--title", metavar="TEXT", help="the report's title (default: the systems and the references)")
 
 
@@ -86,30 +88,27 @@ def check_report_options(args: argparse.Namespace) -> None:
             raise SemcerError(f"--plots {plots}: {PLOTS_HINT}")
     args.report_ratings = None
     if getattr(args, "ratings", None):
-        from semcer.api.report import read_ratings
-
         if html_path is not None and os.path.realpath(html_path) == os.path.realpath(args.ratings):
             raise SemcerError(f"--html {html_path} is --ratings {args.ratings}: writing it would destroy the ratings; "
                               "choose another file")
+        from semcer.api.report import read_ratings
 
         args.report_ratings = read_ratings(args.ratings)
 
 
 def _check_folder(path: str) -> None:
+    """--plots DIR: a folder to write into, or a new one made in an existing folder (the rule of
+    every output's folder: :func:`semcer.cli.common.folder_problem`)."""
+    from semcer.cli.common import folder_problem
+
     if not path.strip():
         raise SemcerError("--plots is empty: give a folder (it is created when missing), e.g. --plots plots")
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise SemcerError(f"--plots {path}: is a file; give a folder (it is created when missing)")
-    parent = p if p.exists() else p.parent
-    if not parent.is_dir():
-        raise SemcerError(f"--plots {path}: folder {parent} does not exist; create it first (mkdir -p {parent})")
-    try:  # the plots are written into it, or it is made in its parent
-        probe_folder(parent)
-    except OSError as exc:
-        where = "write into it" if parent == p else f"create it in {parent}"
-        raise SemcerError(f"--plots {path}: cannot {where} ({exc.strerror or exc}: no permission, or a read-only "
-                          "file system)") from None
+    problem = folder_problem(p if p.is_dir() else p.parent)  # the plots are written into it, or it is made there
+    if problem:
+        raise SemcerError(f"--plots {path}: {problem}")
 
 
 def wanted(args: argparse.Namespace) -> bool:
@@ -168,7 +167,8 @@ def write_report(args: argparse.Namespace, data: dict[str, Any], *, announce: bo
             folder.mkdir(exist_ok=True)
             written = []
             for plot in data["plots"]:
-                for ext, content in files(plot).items():
+                for ext, content in files(plot, signature=data["signature"],
+                                          judge=data["signature_fields"].get("judge")).items():
                     target = folder / f"{plot['id']}.{ext}"
                     with atomic_write(target, "wb") as fh:
                         fh.write(content)
@@ -232,6 +232,7 @@ def _from_json(args: argparse.Namespace) -> int:
 
 def _score(args: argparse.Namespace) -> int:
     from semcer.api.report import evaluation_report
+    from semcer.cli.common import check_scored
 
     one = copy.copy(args)
     one.hyps = args.hyps[0]
@@ -247,6 +248,7 @@ def _score(args: argparse.Namespace) -> int:
                            report=ReportAsk(args.report_spans, frozenset(args.report_ratings or ())))
         streamed = stream_scored(one, settings, Steps(one))
         result, digest = streamed.evaluation, streamed.digest
+    check_scored(one, result)
     data = evaluation_report(result, name=name, references=args.refs, limits=_limits(args), ratings=args.report_ratings,
                              title=args.title, digest=digest)
     write_report(args, data, announce=True)
@@ -264,9 +266,10 @@ def _cer_only(args: argparse.Namespace) -> Any:
 
 def _compare(args: argparse.Namespace) -> int:
     from semcer.api.report import comparison_report
-    from semcer.cli.common import compare_from_args
+    from semcer.cli.common import check_compared, compare_from_args
 
     result, refs, systems = compare_from_args(args)
+    check_compared(args, result)
     data = comparison_report(result, references=refs, systems=systems, unmatched=args.unmatched, policy=args.policy,
                              reference_name=args.refs, limits=_limits(args), ratings=args.report_ratings,
                              title=args.title)

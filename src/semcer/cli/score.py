@@ -12,8 +12,18 @@ from typing import Any
 
 from semcer.api import evaluate
 from semcer.api.report import score_json_blocks, spans_json
-from semcer.cli.common import Steps, batch_work, beside_blocks, beside_cer, check_paths, item_name, read_pairs
+from semcer.cli.common import (
+    Steps,
+    batch_work,
+    beside_blocks,
+    beside_cer,
+    check_paths,
+    check_scored,
+    item_name,
+    read_pairs,
+)
 from semcer.cli.options import (
+    Once,
     add_input_options,
     add_judge_options,
     add_measure_options,
@@ -69,12 +79,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_input_options(p)
     add_output_options(p)
     add_measure_options(p)
-    p.add_argument("--edits", metavar="FILE",
+    p.add_argument("--edits", metavar="FILE", action=Once,
                    help="write every edit, most severe first, to FILE (.jsonl, .csv or .parquet; in CSV a cell "
                    "beginning with = + - @, tab, CR or ' gets a leading ' so that spreadsheets do not run it), "
                    "after the score")
     p.add_argument("--top", type=int, default=10, metavar="N",
-                   help="show the N most severe edits with their marked pair (default: %(default)s; 0 hides them)")
+                   help="show the N most severe error spans (or edits, --by-edit) with their marked pair (default: "
+                   "%(default)s; 0 hides the list; not in --json)")
     p.add_argument("--by-edit", action="store_true", dest="by_edit",
                    help="list single edits in the top list instead of error spans (adjacent edits of a line together)")
     p.add_argument("--spans", type=int, metavar="N",
@@ -89,6 +100,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     check_int(args, "top", 0, meaning=" (0 hides the edits)")
+    if args.by_edit and (args.top == 0 or args.json):  # it shapes the top list only: silently nothing otherwise
+        raise SemcerError("--by-edit lists single edits in the top list, and " + (
+            "--json prints none: leave --by-edit out (--spans N adds the error spans to the JSON, --edits FILE "
+            "writes every edit)" if args.json
+            else "--top 0 hides it: give --top N (N at least 1) or leave --by-edit out"))
     check_int(args, "spans", 1)
     if args.spans is not None and not args.json:
         raise SemcerError("--spans N adds the spans to the JSON: give --json too")
@@ -169,24 +185,27 @@ def _beside(args: argparse.Namespace) -> Beside:
 
 def _emit_streamed(args: argparse.Namespace, streamed: Streamed, steps: Steps) -> None:
     result = streamed.evaluation
+    check_scored(args, result)  # before the score, the edit list and the report are written
     steps.say(f"judge {result.signature.judge}: {result.judge_summary}")
     blocks, extra = beside_blocks(streamed.wer, streamed.pages)
     _emit_score(args, result, blocks, extra, top=streamed.top, digest=streamed.digest)
 
 
 def _run_whole(args: argparse.Namespace, paired: Any, left_out: LeftOut, steps: Steps) -> int:
+    blocks, extra = beside_cer(args, paired)  # before the judge: a line --wer cannot score stops the run first
     with judge_from_args(args) as judge, batch_work(judge), steps.step(f"aligned and judged {len(paired.pairs)} "
                                                                          f"{item_name(args)}"):
         result = replace(evaluate(paired, unit=args.unit, policy=args.policy, empty_ref=args.empty_ref, judge=judge,
                                   store=args.store, edits=True, progress=show_progress(args)), left_out=left_out)
+    check_scored(args, result)
     steps.say(f"judge {result.signature.judge}: {result.judge_summary}")
     top = None
     if args.top > 0 and result.judged and not args.json:
         top = ranked(result.judged)[: args.top] if args.by_edit else ranked_spans(judged_spans(result.judged))[: args.top]
-    _emit_score(args, result, *beside_cer(args, paired), top=top)  # the score first: a failing edits file cannot lose it
+    _emit_score(args, result, blocks, extra, top=top)  # the score first: a failing edits file cannot lose it
     report_score(args, result, references=args.refs, system=args.hyps)
     if args.edits:
-        write_edits(args.edits, result.judged or [])
+        write_edits(args.edits, result.judged or [], signature=result.signature)
     return 1 if result.judge_summary.get("failures") else 0
 
 

@@ -11,9 +11,11 @@ from semcer.store.sqlite import JudgedEditStore
 
 _DESCRIPTION = """\
 A judged-edit store is an SQLite file in which every edit a judge has charged is kept, keyed by
-the judge's identity and the edit's content (language, operation, marked pair), so that no edit
-is judged twice: not in a rerun, not in a resumed run, not when the same error occurs on another
-line.
+the judge's identity and the edit's content (language, operation, marked pair). An LLM judge
+(llm, hf:PATH, vllm:MODEL) and a student:DIR read it back, so that no edit is judged twice by them:
+not in a rerun, not in a resumed run, not when the same error occurs on another line. The offline
+judges (compact, rubric) only write it (for export, `semcer study create --from STORE` and
+`semcer distill`): their judgements are recomputed, never read back.
 
   semcer store info STORE                    judges in the store and how many edits each
   semcer store check STORE [--delete]        check every stored row; remove the corrupt ones

@@ -8,7 +8,7 @@ import sys
 from collections import Counter
 from typing import Any
 
-from semcer.cli.options import check_int, seed
+from semcer.cli.options import Once, check_int, seed
 from semcer.errors import InputError, SemcerError
 
 _DESCRIPTION = """\
@@ -90,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s.set_defaults(func=_serve)
     e = sub.add_parser("export", help="the answers in meta-eval's input format", description=_EXPORT, formatter_class=raw)
     e.add_argument("study", metavar="STUDY")
-    e.add_argument("-o", "--output", required=True, metavar="DIR", help="folder to write the files into (created)")
+    e.add_argument("-o", "--output", required=True, metavar="DIR", action=Once, help="folder to write the files into (created)")
     e.set_defaults(func=_export)
     t = sub.add_parser("status", help="progress per reader", description="Progress of every reader: answered, "
                        "cannot judge, skipped, and how often a repeated item got the same answer.")
@@ -125,11 +125,14 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 def _check_out(path: str) -> None:
     from pathlib import Path
 
+    from semcer.cli.common import folder_problem
+
     p = Path(path)
     if p.exists():
         raise SemcerError(f"{path}: already exists; a study is created once (add readers with semcer study add-reader)")
-    if not p.parent.is_dir():
-        raise SemcerError(f"{path}: the folder {p.parent} does not exist")
+    problem = folder_problem(p.parent)  # the one rule of every output's folder
+    if problem:
+        raise SemcerError(f"{path}: {problem}")
 
 
 def _create(args: argparse.Namespace) -> int:
@@ -147,10 +150,33 @@ def _create(args: argparse.Namespace) -> int:
           f"(of {p.n_pair_candidates} near misses), {p.repeats} repeats per reader, seed {p.seed}")
     langs = Counter(i.lang for i in p.items)
     print("items per language: " + ", ".join(f"{lang} {n}" for lang, n in sorted(langs.items())))
+    for note in _fewer_than_asked(args, p):
+        print(f"note: {note}", file=sys.stderr)
     _print_tokens(tokens)
     if not args.readers:
         print(f"note: no --reader given; add readers with semcer study add-reader {args.out} NAME", file=sys.stderr)
     return 0
+
+
+def _fewer_than_asked(args: argparse.Namespace, p: Any) -> list[str]:
+    """A line for each kind of item (-n, --pairs) of which fewer were drawn than asked: every
+    candidate there was was taken (in each language that had fewer, with --per-language)."""
+    out = []
+    for kind, asked, flag, what, pool in (("edit", args.n_edits, "-n", "single edits", p.n_candidates),
+                                          ("pair", args.n_pairs, "--pairs", "pairs", p.n_pair_candidates)):
+        drawn = Counter(i.lang for i in p.items if i.kind == kind)
+        if asked is None or not pool:
+            continue
+        if not args.per_language:
+            if sum(drawn.values()) < asked:
+                out.append(f"{flag} {asked}: drew {sum(drawn.values())} {what} of the {asked} asked (all the "
+                           f"{pool} the sources hold)")
+            continue
+        short = sorted((lang, k) for lang, k in drawn.items() if k < asked)
+        if short:
+            out.append(f"{flag} {asked} per language: drew fewer {what} than asked in {len(short)} language(s), "
+                       "all they hold: " + ", ".join(f"{lang} {k}" for lang, k in short))
+    return out
 
 
 def _print_tokens(tokens: dict[str, str]) -> None:
@@ -205,9 +231,26 @@ def _export(args: argparse.Namespace) -> int:
 
     if not args.output.strip():
         raise SemcerError("-o is empty: give the folder to write the files into (created when missing)")
+    _check_export_folder(args.output)
     counts = export(StudyDB(args.study), args.output)
     print("wrote " + ", ".join(f"{os.path.join(args.output, name)} ({n} records)" for name, n in counts.items()))
     return 0
+
+
+def _check_export_folder(path: str) -> None:
+    """-o DIR of export, created with its missing parents: the nearest folder that exists on the way
+    must take new files (an existing DIR that is a file: the export's own error)."""
+    from pathlib import Path
+
+    from semcer.cli.common import folder_problem
+
+    p = Path(path)
+    if p.exists():
+        return
+    existing = next((a for a in p.parents if a.exists() or a.is_symlink()), Path("."))
+    problem = folder_problem(existing)
+    if problem:
+        raise SemcerError(f"-o {path}: {problem}")
 
 
 def _status(args: argparse.Namespace) -> int:

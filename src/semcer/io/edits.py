@@ -15,6 +15,13 @@ severity, mode) are never prefixed; ``p``, ``ref_bbox`` and ``hyp_bbox`` are JSO
 is quoted and reads back whole.
 JSONL and Parquet keep the exact text.
 
+**Signature.** Given the run's :class:`~semcer.metrics.signature.Signature`, a Parquet edit list
+carries it in its schema metadata (:data:`PARQUET_SIGNATURE`: the signature string,
+:data:`PARQUET_JUDGE`: the judge identity, where the run had a judge), so that the severities and
+``p`` travel with the conventions and the judge that made them (``pyarrow.parquet.read_schema(path)
+.metadata``). JSONL and CSV rows carry no signature (it would repeat on every edit): keep the run's
+score JSON (``--json``, its ``signature``) beside them.
+
 **Edit ids.** Every row has an ``edit_id``, ``<line_id>:<op><ref_pos>,<hyp_pos>`` (``ex-de-01-02:D0,0``),
 the positions being the edit's unit indices into the whole policy-applied lines (the ``ref_pos``/``hyp_pos``
 fields are indices into the judge's window, which is the whole line unless the line is longer than the
@@ -43,6 +50,7 @@ from typing import Any
 
 from semcer.atomic import atomic_path, atomic_write
 from semcer.errors import SemcerError
+from semcer.metrics.signature import Signature
 from semcer.metrics.spans import span_ids
 
 FIELDS: tuple[str, ...] = (
@@ -60,6 +68,9 @@ _QUOTE = "'"
 
 #: The list-valued fields, written to CSV as JSON (``[0.0, ...]``, ``null``).
 _JSON_CELLS = ("p", "ref_bbox", "hyp_bbox")
+
+#: The Parquet schema metadata keys of the run's signature string and of its judge's identity.
+PARQUET_SIGNATURE, PARQUET_JUDGE = b"semcer.signature", b"semcer.judge"
 
 
 def ranked(judged: Iterable[Any]) -> list[Any]:
@@ -119,19 +130,21 @@ def check_path(path: str | Path, flag: str = "--edits") -> str:
     return fmt
 
 
-def write_edits(path: str | Path, judged: Sequence[Any]) -> int:
-    """Write every edit to ``path`` (format from the extension); returns the number written."""
-    return write_edit_rows(path, ranked_rows(judged))
+def write_edits(path: str | Path, judged: Sequence[Any], *, signature: Signature | None = None) -> int:
+    """Write every edit to ``path`` (format from the extension); returns the number written.
+    ``signature``: the run's, kept in a Parquet file's schema metadata."""
+    return write_edit_rows(path, ranked_rows(judged), signature=signature)
 
 
 #: Rows per Parquet row group when rows are streamed in.
 PARQUET_BATCH = 50_000
 
 
-def write_edit_rows(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
+def write_edit_rows(path: str | Path, rows: Iterable[dict[str, Any]], *, signature: Signature | None = None) -> int:
     """Write edit rows (:func:`edit_row`, already in their final order) to ``path``, streamed: the
     rows are consumed one at a time (Parquet: one row group per :data:`PARQUET_BATCH` rows), and the
-    file appears whole or not at all. Returns the number written."""
+    file appears whole or not at all. Returns the number written. ``signature``: the run's, kept in
+    a Parquet file's schema metadata (:func:`parquet_metadata`)."""
     fmt = check_path(path)
     n = 0
     try:
@@ -150,17 +163,30 @@ def write_edit_rows(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
                         r[k] = json.dumps(r[k])
                     w.writerow([csv_cell(r[k]) for k in FIELDS])
         else:
-            n = _write_parquet(path, rows)
+            n = _write_parquet(path, rows, parquet_metadata(signature))
     except OSError as exc:
         raise SemcerError(f"cannot write {path}: {exc.strerror or exc}") from None
     return n
 
 
-def _write_parquet(path: str | Path, rows: Iterable[dict[str, Any]]) -> int:
+def parquet_metadata(signature: Signature | None) -> dict[bytes, bytes]:
+    """The schema metadata of a Parquet edit list: the signature string and the judge identity
+    (:data:`PARQUET_SIGNATURE`, :data:`PARQUET_JUDGE`; none without a signature, no judge key without a judge)."""
+    if signature is None:
+        return {}
+    out = {PARQUET_SIGNATURE: str(signature).encode("utf-8")}
+    if signature.judge:
+        out[PARQUET_JUDGE] = signature.judge.encode("utf-8")
+    return out
+
+
+def _write_parquet(path: str | Path, rows: Iterable[dict[str, Any]], metadata: dict[bytes, bytes]) -> int:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     schema, n, batch = _schema(pa), 0, []
+    if metadata:
+        schema = schema.with_metadata(metadata)
     with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema) as writer:
         for r in rows:
             batch.append(r)

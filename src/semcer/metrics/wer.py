@@ -7,10 +7,19 @@ characters, :mod:`semcer.alignment.edits`), giving (S, D, I) and the number of r
 WER = (S + D + I) / N. These are sufficient statistics: corpus WER = Σ (S + D + I) / Σ N over all
 lines (long documents weigh more); document-mean WER = mean over documents of (document edits /
 document words), a document's lines summed first (:func:`semcer.metrics.aggregate.aggregate`, the
-one aggregation rule). A line with no reference words has no WER of its own (``None``); its
-insertions still count in the corpus numerator, and a document with no reference words is left out
-of the document mean (the ``insertions`` empty-reference policy of CER). A line whose words are
-undefined (tokenizer ``auto`` on Thai) is left out of everything and counted.
+one aggregation rule).
+
+**A reference without words** follows the run's declared empty-reference rule, the one CER follows
+(``empty_ref``, :data:`semcer.alignment.engine.EMPTY_REF_POLICIES`, named in the word signature's
+``empty:`` field), a reference without words standing where CER has one without units: a line can
+have characters but no words (``— …``, ``* * *``: punctuation only), so WER can meet such a line
+where CER does not. ``error`` (the default, as for CER) stops with an error naming the first such line;
+``skip`` leaves it out of every WER number (corpus, document mean, bag of words) and lists it;
+``insertions`` gives it no WER of its own (``None``), counts its insertions in the corpus numerator
+(and its words in its document's bag), and leaves a document with no reference words out of the
+document mean, how many being reported (``left_out``). (jiwer up to 3.x raised on an empty reference;
+jiwer 4 counts its insertions over no words, as ``insertions`` does for the corpus.) A line whose words
+are undefined (tokenizer ``auto`` on Thai) is left out of everything and counted (``undefined``).
 
 **Bag-of-words error** (order-free). OCR-D's evaluation spec defines the bag of words of a text —
 each word with its number of occurrences, order ignored — but no error rate over it; semcer uses the
@@ -35,20 +44,22 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from semcer.alignment.edits import count_ops, editops
+from semcer.alignment.engine import check_empty_ref
 from semcer.alignment.line import LineStats
-from semcer.errors import InputError
+from semcer.errors import EmptyReferenceError, InputError, quoted
 from semcer.metrics.aggregate import aggregate
 from semcer.metrics.rows import Totals
 from semcer.metrics.signature import Signature
 from semcer.text.policy import TextPolicy, get_policy
 from semcer.text.words import check_tokenizer, tokenize, tokenizer_identity
 
-__all__ = ["BagStats", "LineWords", "WerResult", "WerTally", "WordStats", "bag_stats", "line_words", "wer", "word_stats"]
+__all__ = ["BagStats", "LineWords", "WerResult", "WerTally", "WordStats", "bag_stats", "check_word_references",
+           "line_words", "wer", "word_stats", "wordless_reference_error"]
 
 
 class WordStats(NamedTuple):
@@ -114,10 +125,14 @@ class WerResult:
     """WER and bag-of-words error of a corpus, with the per-line rows they are sums of.
 
     ``lines[k]`` is the :class:`WordStats` of line ``ids[k]``, None where its words are undefined
-    (listed in ``undefined``); ``docs[k]`` its document (None: none given, the line is its own).
-    ``corpus`` sums the defined lines (its ``units`` are reference words, its ``cer`` is the corpus
-    WER). ``bags`` holds each document's :class:`BagStats`, keyed by document id, or by line id for a
-    line without a document (by ``"\\0"`` + line id should that line id also name a document).
+    (listed in ``undefined``) or it was skipped for a reference without words (``empty_ref='skip'``);
+    ``docs[k]`` its document (None: none given, the line is its own). ``corpus`` sums the lines kept
+    (its ``units`` are reference words, its ``cer`` is the corpus WER). ``without_words`` lists the
+    lines whose reference has no words, skipped or counted for their insertions as the signature's
+    ``empty_ref`` says; ``left_out`` counts the documents left with no reference word (every line
+    without words, or skipped), which the document means leave out. ``bags`` holds each document's
+    :class:`BagStats`, keyed by document id, or by line id for a line without a document (by
+    ``"\\0"`` + line id should that line id also name a document).
     """
 
     signature: Signature
@@ -129,6 +144,8 @@ class WerResult:
     documents: int  # documents with reference words (those in the mean)
     undefined: tuple[str, ...]
     bags: dict[str, BagStats]
+    without_words: tuple[str, ...] = ()
+    left_out: int = 0  # documents without reference words (left out of the document means)
 
     @property
     def wer(self) -> float | None:
@@ -152,12 +169,28 @@ class WerResult:
             "signature": str(self.signature),
             "corpus": {"wer": self.wer, "edits": c.edits, "substitutions": c.substitutions, "deletions": c.deletions,
                        "insertions": c.insertions, "words": c.units, "lines": c.lines},
-            "document_mean": {"wer": self.document_mean, "documents": self.documents},
+            "document_mean": {"wer": self.document_mean, "documents": self.documents, "left_out": self.left_out},
             "bag_of_words": {"error": self.bag_error, "document_mean": self.bag_document_mean,
                              "missing": sum(b.missing for b in self.bags.values()),
                              "extra": sum(b.extra for b in self.bags.values())},
+            "no_reference_words": {"rule": self.signature.empty_ref, "lines": len(self.without_words),
+                                   "ids": list(self.without_words)},
             "undefined": {"lines": len(self.undefined), "ids": list(self.undefined)},
         }
+
+    def notes(self) -> list[str]:
+        """What the numbers leave out or count specially, one short phrase each (for the terminal)."""
+        out = []
+        n, rule = len(self.without_words), self.signature.empty_ref
+        if n:
+            out.append(f"{n} line(s) without reference words " + ("skipped (empty:skip)" if rule == "skip" else
+                                                                   "count their insertions only (empty:insertions)"))
+        if self.left_out:
+            out.append(f"document means over {self.documents} document(s), {self.left_out} without reference words "
+                       "left out")
+        if self.undefined:
+            out.append(f"{len(self.undefined)} line(s) without words of this tokenizer left out")
+        return out
 
 
 def _per_line(given: Sequence[str | None] | Mapping[str, str | None] | str | None, ids: Sequence[str], what: str
@@ -180,6 +213,7 @@ def wer(
     ids: Sequence[str] | None = None,
     docs: Sequence[str | None] | Mapping[str, str | None] | None = None,
     langs: Sequence[str | None] | Mapping[str, str | None] | str | None = None,
+    empty_ref: str = "error",
     unmatched: str = "error",
     reading: Sequence[tuple[str, str]] = (),
 ) -> WerResult:
@@ -188,8 +222,9 @@ def wer(
     ``ids`` default to ``"1"``..``"n"``; ``docs`` (a list or a dict id -> doc; None: each line its own
     document) group lines into documents; ``langs`` (one tag, a list or a dict) only matter for the
     ``auto`` tokenizer. The policy (default ``nfc``) is applied to both sides before tokenizing.
-    ``unmatched`` and ``reading``: how the lines were paired and read, for the signature
-    (:meth:`semcer.metrics.signature.Signature.build`).
+    ``empty_ref``: what a reference without words does, as for CER (``error``, ``skip``,
+    ``insertions``: see the module documentation). ``unmatched`` and ``reading``: how the lines were
+    paired and read, for the signature (:meth:`semcer.metrics.signature.Signature.build`).
     """
     if len(references) != len(hypotheses):
         raise InputError(f"{len(references)} references but {len(hypotheses)} outputs; pass two lists of the same length")
@@ -201,9 +236,9 @@ def wer(
         raise InputError(f"{len(line_ids)} ids for {n} lines")
     doc_of = _per_line(docs, line_ids, "docs")
     lang_of = _per_line(langs, line_ids, "langs")
-    tally = WerTally(tokenizer, pol, unmatched=unmatched, reading=reading)
+    tally = WerTally(tokenizer, pol, empty_ref=empty_ref, unmatched=unmatched, reading=reading)
     for ref, hyp, lid, doc, lang in zip(references, hypotheses, line_ids, doc_of, lang_of):
-        tally.add(lid, doc, line_words(ref, hyp, tokenizer, pol, lang))
+        tally.add(lid, doc, line_words(ref, hyp, tokenizer, pol, lang), ref=ref)
     return tally.result()
 
 
@@ -253,15 +288,42 @@ class _Bag:
         return BagStats(sum(v for v in values if v > 0), -sum(v for v in values if v < 0), self.ref_words, self.hyp_words)
 
 
+def wordless_reference_error(line_id: str, tokenizer: str, policy: TextPolicy, ref: str | None = None
+                             ) -> EmptyReferenceError:
+    """The error of line ``line_id``, whose reference has no words, under ``empty_ref='error'``."""
+    raw = "" if ref is None else f"; raw reference {quoted(ref)}"
+    return EmptyReferenceError(
+        f"line {quoted(line_id)}: the reference has no words (tokenizer {tokenizer!r}, policy {policy.name!r}{raw}), "
+        "so its WER is undefined; choose how such lines count: empty_ref='skip' or 'insertions' "
+        "(command line: --empty-ref skip or --empty-ref insertions; the same rule applies to CER)"
+    )
+
+
+def check_word_references(lines: Iterable[tuple[str, str, str | None]], tokenizer: str, policy: TextPolicy) -> None:
+    """Under ``empty_ref='error'``, stop before any work at the first ``(line id, reference, lang)``
+    whose reference has no words (:func:`wordless_reference_error`), as :func:`wer` would after it:
+    a run that computes WER beside a judged CER checks this first, so that a judge's work is not
+    thrown away. A line whose words are undefined (tokenizer ``auto``) passes."""
+    check_tokenizer(tokenizer)
+    for line_id, ref, lang in lines:
+        words = tokenize(policy(ref), tokenizer, lang)
+        if words is not None and not words:
+            raise wordless_reference_error(line_id, tokenizer, policy, ref)
+
+
 class WerTally:
     """The running sums of :func:`wer`, fed a line at a time (in corpus order): a streamed run adds
     its chunks' :class:`LineWords` as they come and gets the result of one pass over the corpus.
-    Each document's bag is kept as the words its two sides differ by (its lines may come anywhere)."""
+    Each document's bag is kept as the words its two sides differ by (its lines may come anywhere).
+    A line whose reference has no words follows ``empty_ref`` (``error`` raises in :meth:`add`)."""
 
-    def __init__(self, tokenizer: str, policy: TextPolicy, *, unmatched: str = "error",
+    def __init__(self, tokenizer: str, policy: TextPolicy, *, empty_ref: str = "error", unmatched: str = "error",
                  reading: Sequence[tuple[str, str]] = ()) -> None:
         self.tokenizer, self.policy = check_tokenizer(tokenizer), policy
+        self.empty_ref = check_empty_ref(empty_ref)
         self.unmatched, self.reading = unmatched, tuple(reading)  # for the signature
+        self.without_words: list[str] = []
+        self.skipped_docs: set[str] = set()
         self.ids: list[str] = []
         self.docs: list[str | None] = []
         self.rows: list[WordStats | None] = []
@@ -270,15 +332,24 @@ class WerTally:
         self.undefined: list[str] = []
         self.bags: dict[str, _Bag] = {}
 
-    def add(self, line_id: str, doc: str | None, words: LineWords) -> None:
+    def add(self, line_id: str, doc: str | None, words: LineWords, *, ref: str | None = None) -> None:
+        """Add one line (``ref``, its raw reference, only names it in the error of ``empty_ref='error'``)."""
+        st, rw, hw = words
+        key = doc if doc is not None else f"\0{line_id}"  # no doc: its own document
+        if st is not None and not st.words:
+            if self.empty_ref == "error":
+                raise wordless_reference_error(line_id, self.tokenizer, self.policy, ref)
+            self.without_words.append(line_id)
+            if self.empty_ref == "skip":
+                st = None
+                self.skipped_docs.add(key)
         self.ids.append(line_id)
         self.docs.append(doc)
-        self.rows.append(words.stats)
-        st, rw, hw = words
+        self.rows.append(st)
         if st is None or rw is None or hw is None:
-            self.undefined.append(line_id)
+            if words.stats is None:
+                self.undefined.append(line_id)
             return
-        key = doc if doc is not None else f"\0{line_id}"  # no doc: its own document
         self.kept.append(LineStats(st.substitutions, st.deletions, st.insertions, st.words, None))
         self.kept_docs.append(key)
         bag = self.bags.get(key)
@@ -287,13 +358,17 @@ class WerTally:
         bag.add(rw, hw)
 
     def result(self) -> WerResult:
+        if not self.kept and self.without_words:
+            raise InputError("no line is left to score: every reference without words was skipped "
+                             "(empty_ref='skip') and the other lines have no defined words")
         if not self.kept:
             raise InputError("no line has defined words (every line is in a language without a word tokenizer)")
         agg = aggregate(self.kept, self.kept_docs, judged=False)
-        sig = Signature.build("word", self.policy, "insertions", unmatched=self.unmatched,
+        sig = Signature.build("word", self.policy, self.empty_ref, unmatched=self.unmatched,
                               reading=self.reading).with_extras(tokenizer=tokenizer_identity(self.tokenizer))
         given = {d for d in self.docs if d is not None}
         shown = {d: d[1:] if d.startswith("\0") and d[1:] not in given else d for d in self.bags}
+        left_out = len(self.skipped_docs | set(self.kept_docs)) - agg.documents_defined
         return WerResult(sig, tuple(self.ids), tuple(self.docs), tuple(self.rows), agg.corpus, agg.document_mean_cer,
                          agg.documents_defined, tuple(self.undefined),
-                         {shown[d]: b.stats() for d, b in self.bags.items()})
+                         {shown[d]: b.stats() for d, b in self.bags.items()}, tuple(self.without_words), left_out)

@@ -13,6 +13,11 @@ A plot is a dictionary built by :mod:`semcer.api.report` (this module computes n
 Every text (titles, names, labels) is escaped for XML, with control, separator and bidi-override
 characters shown as escapes (:func:`semcer.reports.text.safe`). The SVG uses presentation
 attributes only (no ``style`` attribute or element), so it passes the report's Content-Security-Policy.
+
+A plot file leaves the report, so it carries the run's signature, given to :func:`files`: in its
+metadata (PNG: the ``Description`` text chunk, the judge identity in ``semcer.judge``; SVG: the Dublin
+Core ``dc:description``, the judge as ``dc:contributor``; ``Software``/``Creator``: semcer and its
+version) and as a small footer line under the plot.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from semcer.reports.text import safe
+from semcer.version import __version__
 
 #: Colours of the systems (Okabe and Ito's palette, distinguishable with colour-vision deficiencies).
 PALETTE: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
@@ -32,6 +38,8 @@ PALETTE: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00
 PLOTS_HINT = 'plots as files need matplotlib: pip install "semcer[plots]"'
 
 WIDTH, HEIGHT = 680, 330
+#: The footer of a plot file: the signature in lines of at most this many characters, in this font size.
+FOOTER_CHARS, FOOTER_SIZE = 120, 5.5
 _LEFT, _RIGHT, _BOTTOM = 60, 18, 48
 _FONT = "system-ui, -apple-system, 'Segoe UI', sans-serif"
 
@@ -271,12 +279,17 @@ def matplotlib_missing() -> bool:
     return False
 
 
-def files(plot: Mapping[str, Any]) -> dict[str, bytes]:
-    """The plot as ``{"png": ..., "svg": ...}`` bytes, drawn with matplotlib (no pyplot, no global state)."""
+def files(plot: Mapping[str, Any], *, signature: str | None = None, judge: str | None = None) -> dict[str, bytes]:
+    """The plot as ``{"png": ..., "svg": ...}`` bytes, drawn with matplotlib (no pyplot, no global state).
+
+    ``signature`` (the run's signature string) and ``judge`` (its judge identity) go into each
+    file's metadata, and the signature into a footer line (see the module documentation)."""
     import matplotlib
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(7.2, 3.8), dpi=100, layout="constrained")
+    if signature:
+        _footer(fig, signature)
     ax = fig.add_subplot()
     {"histogram": _mpl_histogram, "scatter": _mpl_scatter, "bars": _mpl_bars, "curve": _mpl_curve}[plot["kind"]](ax, plot)
     ax.set_title(safe(plot.get("title", "")), fontsize=11)
@@ -290,10 +303,53 @@ def files(plot: Mapping[str, Any]) -> dict[str, bytes]:
     with matplotlib.rc_context({"svg.hashsalt": "semcer", "svg.fonttype": "path"}):
         for fmt in ("png", "svg"):
             buf = io.BytesIO()
-            meta: dict[str, Any] = {"Date": None} if fmt == "svg" else {"Software": None}
-            fig.savefig(buf, format=fmt, dpi=150 if fmt == "png" else None, metadata=meta)
+            fig.savefig(buf, format=fmt, dpi=150 if fmt == "png" else None, metadata=file_metadata(fmt, signature, judge))
             out[fmt] = buf.getvalue()
     return out
+
+
+def file_metadata(fmt: str, signature: str | None, judge: str | None) -> dict[str, Any]:
+    """The metadata matplotlib writes into a ``png`` or ``svg`` plot file: the signature and the
+    judge where given, and never the date or the matplotlib version (the same plot, the same bytes)."""
+    if fmt == "svg":  # XML holds no control character: those of a signature read from a file are shown escaped
+        meta: dict[str, Any] = {"Date": None}
+        if signature:
+            meta.update(Description=safe(signature), Creator=f"semcer {__version__}")
+        if signature and judge:
+            meta["Contributor"] = [safe(judge)]
+        return meta
+    meta = {"Software": None}
+    if signature:
+        meta.update(Description=signature, Software=f"semcer {__version__}")
+    if signature and judge:
+        meta["semcer.judge"] = judge
+    return meta
+
+
+def footer_lines(signature: str, width: int = FOOTER_CHARS) -> list[str]:
+    """The signature in lines of at most ``width`` characters, broken after a ``|`` where it can be
+    (the lines joined give the signature back, as :func:`~semcer.reports.text.safe` shows it)."""
+    parts = safe(signature).split("|")
+    lines: list[str] = []
+    line = ""
+    for piece in [p + "|" for p in parts[:-1]] + parts[-1:]:
+        if line and len(line) + len(piece) > width:
+            lines.append(line)
+            line = ""
+        line += piece
+        while len(line) > width:  # one field longer than a line: cut it
+            lines.append(line[:width])
+            line = line[width:]
+    return lines + [line] if line else lines
+
+
+def _footer(fig: Any, signature: str) -> None:
+    """The signature under the plot, in small grey type, with room kept for it below the axes."""
+    lines = footer_lines(signature)
+    height = (len(lines) * FOOTER_SIZE * 1.25 + 3) / (fig.get_figheight() * 72)
+    fig.get_layout_engine().set(rect=(0, height, 1, 1 - height))
+    fig.text(0.005, 0.004, "\n".join(lines), fontsize=FOOTER_SIZE, color="#777777", ha="left", va="bottom",
+             family="monospace", parse_math=False, linespacing=1.1)
 
 
 def _percent_axis(axis: Any) -> None:

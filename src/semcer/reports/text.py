@@ -436,9 +436,9 @@ LEVEL_LEGEND = ("levels: 0 cosmetic · 1 non-word, context recovers · 2 valid a
 def render_word_errors(w: Any) -> str:
     """WER (corpus, document mean) and the bag-of-words error, with the tokenizer's signature."""
     c = w.corpus
-    undefined = f"; {len(w.undefined)} line(s) without words of this tokenizer left out" if w.undefined else ""
+    notes = "".join(f"; {n}" for n in w.notes())
     return (f"WER {pct(w.wer)} (corpus: {c.edits} word edits / {c.units} reference words), document mean "
-            f"{pct(w.document_mean)}; bag-of-words error {pct(w.bag_error)} (order ignored){undefined}\n"
+            f"{pct(w.document_mean)}; bag-of-words error {pct(w.bag_error)} (order ignored){notes}\n"
             f"word signature: {safe(w.signature)}")
 
 

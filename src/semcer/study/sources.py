@@ -22,6 +22,7 @@ from semcer.io.ratings import RatedItem, read_items
 from semcer.judges.distribution import LEVELS, expected_rating, mode_of
 from semcer.judges.rubric.classes import edit_class
 from semcer.statistics.preference import near_miss
+from semcer.text.script import lang_group
 from semcer.text.units import graphemes
 
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -50,7 +51,9 @@ class Candidate:
 
     @property
     def lang(self) -> str:
-        return str(self.record.get("lang") or "und")
+        """The language its stratum and counts are kept under: the tag's one spelling (a store
+        filled before tags were read so may hold ``zh_CN`` beside ``zh-CN``), ``und`` for none."""
+        return lang_group(str(self.record.get("lang") or "") or None)
 
     @property
     def stratum(self) -> tuple[str, str, str]:
@@ -285,7 +288,8 @@ def _near_misses(na: str, a: dict[str, dict], nb: str, b: dict[str, dict]) -> li
     cer = ([len(a[k]["edits"]) for k in ids], [len(b[k]["edits"]) for k in ids])
     sem = ([_mass(a[k]) for k in ids], [_mass(b[k]) for k in ids])
     mask: Sequence[bool] = near_miss(sem, cer).tolist() if ids else []
-    return [PairCandidate(f"{k}|{na}|{nb}", k, str(a[k].get("lang") or "und"), a[k]["ref"], a[k]["hyp"], b[k]["hyp"], na, nb)
+    return [PairCandidate(f"{k}|{na}|{nb}", k, lang_group(str(a[k].get("lang") or "") or None), a[k]["ref"],
+                          a[k]["hyp"], b[k]["hyp"], na, nb)
             for k, hit in zip(ids, mask) if hit]
 
 
