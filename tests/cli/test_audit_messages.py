@@ -172,6 +172,13 @@ def test_report_reads_the_ratings_that_meta_eval_reads(capsys, tmp_path):
     assert code == 0, err
     page = out.read_text(encoding="utf-8")
     assert 'id="plot-top-of-list"' in page and "6 rated edits (0 rated items are not edits" in page
+    # the report's own format before: JSON Lines without a rater, an item rated several times (averaged)
+    lines = write(tmp_path / "ratings.jsonl", "".join(json.dumps({"item": i, "rating": r}) + "\n"
+                                                      for i in ids[:2] for r in (0.25, 0.75)))
+    from semcer.api.report import read_ratings
+
+    assert read_ratings(str(lines)) == {ids[0]: 0.5, ids[1]: 0.5}
+    assert _run(capsys, "report", REFS, NOISY, "--html", out, "--ratings", lines)[0] == 0
 
 
 # --- 4. options: one path per option; --by-edit where it shows something; fewer drawn than asked -
@@ -195,6 +202,8 @@ def test_an_option_naming_one_path_given_twice_is_refused(capsys, tmp_path, args
 def test_the_same_path_twice_is_one(capsys, tmp_path):
     out = tmp_path / "r.json"
     assert _run(capsys, "cer", REFS, CLEAN, "--json", "-o", out, "-o", out)[0] == 0 and out.is_file()
+    spelled = f"{tmp_path}/./r.json"  # the same path spelled otherwise
+    assert _run(capsys, "cer", REFS, CLEAN, "--json", "-o", out, "-o", spelled)[0] == 0
 
 
 @pytest.mark.parametrize("extra, words", [

@@ -69,7 +69,16 @@ def test_max_bytes_applies_to_the_page_inside(tmp_path):
     p = gz(tmp_path / "p1.hocr.gz", HOCR.read_bytes() + b" " * 50_000)
     assert p.stat().st_size < 5_000
     msg = page_error(p, max_bytes=20_000)
-    assert msg.startswith(f"{p}: ") and "more than the limit of 20,000 for a page file" in msg
+    assert msg.startswith(f"{p}: ") and "decompresses to more than 20,000 bytes, the limit for a page file" in msg
+
+
+def test_a_small_gzip_page_that_would_decompress_past_the_limit_is_refused_while_it_decompresses(tmp_path):
+    """A 10 MB page in a file of 10 KB was decompressed whole (up to the 2 GiB bomb limit) before the
+    page limit refused it, its size in the message: now the reading stops at the limit."""
+    p = gz(tmp_path / "p1.hocr.gz", HOCR.read_bytes() + b" " * 10_000_000)
+    assert p.stat().st_size < 20_000
+    msg = page_error(p, max_bytes=1_000_000)
+    assert "decompresses to more than 1,000,000 bytes" in msg and "10,0" not in msg
 
 
 # ----------------------------------------------------------------------------------------------

@@ -178,6 +178,18 @@ def test_edit_lists_read_back_as_items_with_their_judge_contexts(tmp_path, score
     assert by_id["=formula:S0,0"].fields["line_id"] == "=formula"  # the leading quote of CSV removed
 
 
+def test_an_edit_list_of_an_earlier_run_gives_its_tags_in_their_one_spelling(tmp_path, scored):
+    """An edit list written before tags were read in one spelling holds ``zh_CN``: its items are judged
+    (and keyed in a store) as a scored ``zh-CN`` line's edits are, not as a third language."""
+    path = tmp_path / "e.jsonl"
+    write_edits(path, scored.judged)
+    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    for r in rows:
+        r["lang"] = "ZH_cn"
+    old = write(tmp_path / "old.jsonl", jsonl(*rows))
+    assert {it.context().lang for it in read_items(old)} == {"zh-CN"}
+
+
 def test_an_edit_list_with_a_broken_marked_pair(tmp_path, scored):
     path = tmp_path / "e.jsonl"
     write_edits(path, scored.judged)

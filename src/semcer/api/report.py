@@ -224,12 +224,12 @@ def read_score_json(path: str) -> Any:
 
 def read_ratings(path: str) -> dict[str, float]:
     """Each rated item's mean rating, from a ratings file read as ``semcer meta-eval --ratings``
-    reads it (:func:`semcer.io.ratings.read_ratings`: JSON Lines or CSV/TSV; ``item``, ``rater``,
-    ``level`` 0-4 or ``rating`` in [0, 1])."""
+    reads it (:func:`semcer.io.ratings.read_ratings`: JSON Lines or CSV/TSV; ``item``, ``level``
+    0-4 or ``rating`` in [0, 1], and ``rater``, which may be left out here: each rating counts)."""
     from semcer.io.ratings import read_ratings as read_rows
 
     sums: dict[str, list[float]] = {}
-    for r in read_rows(path):
+    for r in read_rows(path, rater_optional=True):
         acc = sums.setdefault(r.item, [0.0, 0])
         acc[0] += r.value
         acc[1] += 1

@@ -121,12 +121,17 @@ class Once(argparse._StoreAction):
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
                  option_string: str | None = None) -> None:
         seen: dict[str, tuple[str | None, Any]] = getattr(namespace, _ONCE, {})
-        if self.dest in seen and seen[self.dest][1] != values:
+        if self.dest in seen and _one_path(seen[self.dest][1]) != _one_path(values):
             (flag, first), shown = seen[self.dest], lambda v: "-" if v is None else str(v)
             raise argparse.ArgumentError(self, f"given twice ({flag} {shown(first)}, then {option_string} "
                                          f"{shown(values)}); it takes one path: give it once")
         setattr(namespace, _ONCE, {**seen, self.dest: (option_string, values)})
         super().__call__(parser, namespace, values, option_string)
+
+
+def _one_path(value: Any) -> Any:
+    """What two spellings of one path (``a.txt``, ``./a.txt``) have in common, for :class:`Once`."""
+    return os.path.normpath(value) if isinstance(value, str) and value not in ("", "-") else value
 
 
 def was_given(args: argparse.Namespace, dest: str) -> bool:

@@ -66,7 +66,8 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
                    help="error spans in the report's ranked list, the most severe first (default: %(default)s)")
     g.add_argument("--ratings", metavar="FILE", action=Once, help="reader ratings for the report's top-of-list curve, as `semcer "
                    "meta-eval --ratings` reads them (e.g. the ratings.jsonl of `semcer study export`): JSON Lines, or "
-                   "CSV/TSV with a header; each record an item (EDIT_ID, as in --edits files), a rater, and a level "
+                   "CSV/TSV with a header; each record an item (EDIT_ID, as in --edits files), a rater (may be left "
+                   "out here), and a level "
                    "0-4 or a rating in [0, 1]; an item's ratings are averaged")
     g.add_argument("--title", metavar="TEXT", help="the report's title (default: the systems and the references)")
 

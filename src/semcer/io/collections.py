@@ -121,6 +121,7 @@ from semcer.errors import InputError, quoted
 from semcer.io.compressed import GZIP_LIMIT, GZIP_MAGIC, decompressed, without_gz
 from semcer.io.folders import file_problem, walk_folders
 from semcer.io.formats.detect import PAGE_FORMATS, detect_markup
+from semcer.io.formats.tree import MAX_BYTES
 from semcer.io.jsonl import (
     MalformedJSON,
     array_records,
@@ -774,7 +775,8 @@ def _directory_page(fname: str, rel: str, key: str, options: PageOptions) -> tup
     ``.txt`` file is a plain-text page and any other file is refused."""
     inner = without_gz(rel)
     suffix = Path(inner).suffix.lower()
-    data, _ = decompressed(_read_bytes(fname, fname), fname, Path(rel).suffix.lower())
+    limit = None if suffix == ".txt" else MAX_BYTES  # a page file's limit, applied while it is decompressed
+    data, _ = decompressed(_read_bytes(fname, fname), fname, Path(rel).suffix.lower(), page_limit=limit)
     doc = rel.rpartition("/")[0] or None
     fmt = detect_format(data, suffix)
     if fmt in PAGE_FORMATS:

@@ -32,11 +32,14 @@ def without_gz(name: str) -> str:
     return name[:-3] if name.lower().endswith(".gz") else name
 
 
-def decompressed(data: bytes, name: str, suffix: str) -> tuple[bytes, str]:
+def decompressed(data: bytes, name: str, suffix: str, *, page_limit: int | None = None) -> tuple[bytes, str]:
     """The data inside gzip data and the suffix that names its format (``.jsonl`` of ``refs.jsonl.gz``,
     ``""`` for gzip data whose name does not end with ``.gz``); anything else unchanged, with
     ``suffix`` (the lower-case suffix of ``name``, or ``""``). Raises InputError for a ``.gz`` that
-    is not gzip, data over :data:`GZIP_LIMIT`, corrupt gzip data, or data compressed twice."""
+    is not gzip, data over :data:`GZIP_LIMIT`, corrupt gzip data, or data compressed twice.
+    ``page_limit``: a page file's limit (``max_bytes`` of :func:`semcer.io.formats.read_page`),
+    applied while decompressing, so that a small file that would decompress past it is refused
+    before it takes that much memory."""
     named_gz = suffix == ".gz"
     if not data.startswith(GZIP_MAGIC):
         if named_gz:
@@ -47,6 +50,10 @@ def decompressed(data: bytes, name: str, suffix: str) -> tuple[bytes, str]:
         with gzip.GzipFile(fileobj=io.BytesIO(data)) as gz:
             while chunk := gz.read(_CHUNK):
                 out += chunk
+                if page_limit is not None and len(out) > page_limit:
+                    raise InputError(f"{name}: decompresses to more than {page_limit:,} bytes, the limit for a page "
+                                     "file; split the file, or raise the limit (Python: max_bytes=; the command line "
+                                     "has no such option) if you trust it")
                 if len(out) > GZIP_LIMIT:
                     raise InputError(
                         f"{name}: decompresses to more than {_size(GZIP_LIMIT)} (the limit against "

@@ -62,7 +62,7 @@ def pair_collections(refs: Collection, hyps: Collection, *, unmatched: str = "er
     """
     check_unmatched(unmatched)
     refs, hyps = _one_page_each(refs, hyps)
-    _check_not_empty(refs, hyps, unmatched)
+    _check_not_empty(refs, hyps, unmatched)  # after: a .txt file read as a page's text is a page (empty or not)
     _check_elements(refs, hyps)
     ref_by_id = _index(refs)
     hyp_by_id = _index(hyps)

@@ -65,6 +65,7 @@ from semcer.errors import InputError, SemcerError, quoted
 from semcer.io.jsonl import decode, json_type, parse, read_bytes, read_objects
 from semcer.io.labels import edit_context
 from semcer.judges.distribution import LEVELS, RATINGS
+from semcer.text.script import canonical_lang
 from semcer.text.units import graphemes
 
 #: Answers of a pair rating: the output that damages a reader more, or neither.
@@ -141,7 +142,8 @@ class RatedItem:
             raise InputError(f"{self.where}: 'op' is {op!r}, expected S, D or I")
         ref = _unmarked(row["marked_ref"], row["ref_unit"], row["ref_pos"], op != "I", self.where, "marked_ref")
         hyp = _unmarked(row["marked_hyp"], row["hyp_unit"], row["hyp_pos"], op != "D", self.where, "marked_hyp")
-        return EditContext(lang=row["lang"], op=op, ref_unit=row["ref_unit"], hyp_unit=row["hyp_unit"],
+        lang = canonical_lang(row["lang"]) if row["lang"] else row["lang"]  # one spelling, as a scored line's
+        return EditContext(lang=lang, op=op, ref_unit=row["ref_unit"], hyp_unit=row["hyp_unit"],
                            ref_pos=row["ref_pos"], hyp_pos=row["hyp_pos"], ref=ref, hyp=hyp,
                            marked_ref=row["marked_ref"], marked_hyp=row["marked_hyp"],
                            line_id=str(row.get("line_id") or ""), doc=str(row.get("doc") or ""))
@@ -287,14 +289,18 @@ def _id(value: object, where: str, key: str) -> str:
 # Ratings
 
 
-def read_ratings(path: str | os.PathLike[str]) -> list[Rating]:
-    """Every rating of a ratings file (see the module documentation), in file order."""
+def read_ratings(path: str | os.PathLike[str], *, rater_optional: bool = False) -> list[Rating]:
+    """Every rating of a ratings file (see the module documentation), in file order.
+    ``rater_optional``: a record without a ``rater`` is a rater of its own (``semcer report``'s
+    top-of-list curve averages every rating of an item, whoever gave it)."""
     kind, records = read_records(path, "a rating (a JSON object with item, rater and level or rating)")
     tabular = kind != "jsonl"
     out: list[Rating] = []
     first: dict[tuple[str, str], str] = {}
     for where, row in records:
-        item, rater = _id(row.get("item"), where, "item"), _id(row.get("rater"), where, "rater")
+        given = row.get("rater")
+        anonymous = rater_optional and (given is None or given == "")
+        item, rater = _id(row.get("item"), where, "item"), where if anonymous else _id(given, where, "rater")
         value = _rating_value(row, where, tabular)
         seen = first.setdefault((item, rater), where)
         if seen is not where:

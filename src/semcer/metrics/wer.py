@@ -299,15 +299,17 @@ def wordless_reference_error(line_id: str, tokenizer: str, policy: TextPolicy, r
     )
 
 
-def check_word_references(lines: Iterable[tuple[str, str, str | None]], tokenizer: str, policy: TextPolicy) -> None:
-    """Under ``empty_ref='error'``, stop before any work at the first ``(line id, reference, lang)``
-    whose reference has no words (:func:`wordless_reference_error`), as :func:`wer` would after it:
-    a run that computes WER beside a judged CER checks this first, so that a judge's work is not
-    thrown away. A line whose words are undefined (tokenizer ``auto``) passes."""
+def check_word_references(lines: Iterable[tuple[str, str, str, str | None]], tokenizer: str, policy: TextPolicy
+                          ) -> None:
+    """Under ``empty_ref='error'``, stop before any work at the first ``(line id, reference, output,
+    lang)`` whose reference has no words (:func:`wordless_reference_error`), as :func:`wer` would
+    after it: a run that computes WER beside a judged CER checks this first, so that a judge's work
+    is not thrown away. A line whose words are undefined on either side (tokenizer ``auto``) passes,
+    as :func:`line_words` leaves it out of everything."""
     check_tokenizer(tokenizer)
-    for line_id, ref, lang in lines:
+    for line_id, ref, hyp, lang in lines:
         words = tokenize(policy(ref), tokenizer, lang)
-        if words is not None and not words:
+        if words is not None and not words and tokenize(policy(hyp), tokenizer, lang) is not None:
             raise wordless_reference_error(line_id, tokenizer, policy, ref)
 
 

@@ -123,7 +123,8 @@ def score_stream(pairs: Sequence[Pair] | JsonlSource, *, unit: Unit = "grapheme"
     if empty_ref == "error":
         _check_references(pairs, pol)
         if beside.tokenizer is not None:  # a line --wer cannot score stops the run before any judging
-            check_word_references(((p.id, p.ref, p.lang) for p in _all_pairs(pairs)), beside.tokenizer, pol)
+            check_word_references(((p.id, p.ref, p.hyp, p.lang) for p in _all_pairs(pairs)), beside.tokenizer,
+                                  pol)
     unmatched = unmatched or Unmatched()
     with opened_judge(judge) as j, opened_store(store) as st, contextlib.ExitStack() as stack:
         folder = settings.work_dir or stack.enter_context(tempfile.TemporaryDirectory(prefix="semcer-stream-"))

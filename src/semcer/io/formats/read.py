@@ -131,6 +131,6 @@ def read_page(path: str | os.PathLike[str], *, format: str | None = None, level:
         data = p.read_bytes()
     except OSError as exc:
         raise InputError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    data, _ = decompressed(data, name, p.suffix.lower())
+    data, _ = decompressed(data, name, p.suffix.lower(), page_limit=max_bytes)
     return parse_page(data, name, format=format, level=level, dialect=dialect, hyphen=hyphen, max_bytes=max_bytes,
                       max_elements=max_elements)
