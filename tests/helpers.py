@@ -10,8 +10,10 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -261,3 +263,79 @@ def tesseract_page(folder: Path) -> Path:
     subprocess.run([str(TESSERACT), str(folder / "page.png"), str(folder / "page"), "-l", "eng", "hocr", "alto"],
                    check=True, capture_output=True, timeout=300)
     return folder
+
+
+# ---- another process holding an SQLite file's lock ------------------------------------------
+
+#: Holds an exclusive lock on argv[1] for argv[2] seconds (until standard input ends when negative);
+#: prints "held" once it has it and the time.time() at which it let go.
+_HOLDER = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN EXCLUSIVE")
+print("held", flush=True)
+seconds = float(sys.argv[2])
+if seconds < 0:
+    sys.stdin.read()
+else:
+    time.sleep(seconds)
+conn.execute("COMMIT")
+print(time.time(), flush=True)
+"""
+
+
+@contextlib.contextmanager
+def locked(path: Path, seconds: float) -> Iterator[subprocess.Popen]:
+    """A second process holding ``path``'s lock for ``seconds`` (negative: until the block ends);
+    yields the process (:func:`released_at` gives the time it let go)."""
+    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path), str(seconds)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        yield proc
+    finally:
+        if proc.poll() is None and seconds < 0:
+            proc.communicate(timeout=30)  # closes its standard input: it commits and ends
+        proc.wait(timeout=30)
+
+
+def released_at(proc: subprocess.Popen) -> float:
+    """The time.time() at which a :func:`locked` process let go of the lock."""
+    out, _ = proc.communicate(timeout=30)
+    return float(out.strip())
+
+
+def store_lost_at(request: int, store: Path, other: Path, how: str, answer: Any) -> tuple[Any, dict[str, int]]:
+    """A loopback judge server's backend answering as ``answer`` does, that deletes ``store`` (``how``
+    "deleted") or puts a copy of the store ``other`` in its place ("replaced") when request
+    ``request`` arrives, and the counts it keeps: ``requests``, and ``kept_before`` (the rows the
+    store held just then)."""
+    seen = {"requests": 0}
+
+    def backend(body: dict) -> Any:
+        seen["requests"] += 1
+        if seen["requests"] == request:
+            with contextlib.closing(sqlite3.connect(store)) as conn:
+                seen["kept_before"] = conn.execute("SELECT count(*) FROM judged_edits").fetchone()[0]
+            if how == "deleted":
+                store.unlink()
+            else:
+                incoming = store.with_name("incoming.sqlite")
+                shutil.copyfile(other, incoming)
+                incoming.replace(store)
+        return answer(body)
+
+    return backend, seen
+
+
+def store_lost_warnings(store: Path, batch: int, lost: int) -> list[str]:
+    """The two warnings of a run whose store was deleted or replaced after its first batch of
+    ``batch`` edits was committed, ``lost`` judged edits in all not kept (the text a user reads)."""
+    return [
+        f"semcer: warning: {store} was deleted, moved or replaced by another file during the run: the {batch} "
+        "judged edit(s) this run wrote since are not in it (nor are earlier ones, unless the file now there has "
+        "them), and it writes no more there; the scores are not affected, and a later run judges the missing "
+        "edits again",
+        f"semcer: warning: {store}: in all {lost} judged edit(s) this run wrote after the store was deleted, moved "
+        "or replaced are not in it",
+    ]

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import fill_store
+from helpers import fill_store, store_lost_at, store_lost_warnings
 from llm_server import ChatServer, fixed_backend
 
 import semcer.cli
@@ -58,19 +57,8 @@ def test_a_store_lost_under_semcer_judge_is_an_error_after_the_count(tmp_path, c
     store = tmp_path / "judged.sqlite"
     other = fill_store(tmp_path / "other.sqlite")
     other_rows = _stored(other)
-    seen = {"requests": 0}
-    answer = fixed_backend()
-
-    def backend(body: dict):
-        seen["requests"] += 1
-        if seen["requests"] == BATCH + 1:  # the first batch is committed, the second not yet written
-            seen["kept_before"] = len(_stored(store))
-            if how == "deleted":
-                store.unlink()
-            else:
-                shutil.copyfile(other, tmp_path / "incoming.sqlite")
-                (tmp_path / "incoming.sqlite").replace(store)
-        return answer(body)
+    # the first batch is committed, the second not yet written
+    backend, seen = store_lost_at(BATCH + 1, store, other, how, fixed_backend())
 
     with ChatServer(backend) as server:
         status = semcer.cli.main(_judge_args(server, refs, hyps, store))
@@ -78,15 +66,8 @@ def test_a_store_lost_under_semcer_judge_is_an_error_after_the_count(tmp_path, c
     lost = seen["requests"] - BATCH
     assert seen["kept_before"] == BATCH and lost == 2 * LINES - BATCH
     assert status == 2
-    assert err.splitlines() == [
-        f"semcer: warning: {store} was deleted, moved or replaced by another file during the run: the {BATCH} "
-        "judged edit(s) this run wrote since are not in it (nor are earlier ones, unless the file now there has "
-        "them), and it writes no more there; the scores are not affected, and a later run judges the missing "
-        "edits again",
-        f"semcer: warning: {store}: in all {lost} judged edit(s) this run wrote after the store was deleted, moved "
-        "or replaced are not in it",
-        _lost_line(store, f"{lost} judged edit(s) of this run are not in it"),
-    ]
+    assert err.splitlines() == [*store_lost_warnings(store, BATCH, lost),
+                                _lost_line(store, f"{lost} judged edit(s) of this run are not in it")]
     assert json.loads(out)["judged"] == 2 * LINES  # what was judged (and spent) is still reported
     if how == "deleted":
         assert not store.exists()  # not made again by the run

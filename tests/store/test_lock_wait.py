@@ -9,51 +9,16 @@ import sqlite3
 import subprocess
 import sys
 import time
-from contextlib import closing, contextmanager
+from contextlib import closing
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLES, fill_store, make_ctx, p_of
+from helpers import EXAMPLES, fill_store, locked, make_ctx, p_of, released_at
 
 import semcer.cli
 from semcer.judges.distribution import Judgement
 from semcer.store import guards
 from semcer.store.sqlite import JudgedEditStore
-
-#: Holds an exclusive lock on argv[1] for argv[2] seconds (until standard input ends when negative);
-#: prints "held" once it has it and the time.time() at which it let go.
-_HOLDER = """
-import sqlite3, sys, time
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-conn.execute("BEGIN EXCLUSIVE")
-print("held", flush=True)
-seconds = float(sys.argv[2])
-if seconds < 0:
-    sys.stdin.read()
-else:
-    time.sleep(seconds)
-conn.execute("COMMIT")
-print(time.time(), flush=True)
-"""
-
-
-@contextmanager
-def _locked(path: Path, seconds: float):
-    """A second process holding ``path``'s lock; yields the process (its stdout gives the release time)."""
-    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path), str(seconds)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-        yield proc
-    finally:
-        if proc.poll() is None and seconds < 0:
-            proc.communicate(timeout=30)  # closes its standard input: it commits and ends
-        proc.wait(timeout=30)
-
-
-def _released_at(proc: subprocess.Popen) -> float:
-    out, _ = proc.communicate(timeout=30)
-    return float(out.strip())
 
 
 def _dump(path: Path) -> list[tuple]:
@@ -79,10 +44,10 @@ def test_a_run_waits_for_a_locked_store_says_so_once_and_goes_on(tmp_path, quiet
     args = [sys.executable, "-m", "semcer", *_score_args(store, workers), *(["-q"] if quiet else [])]
     # held long enough that every writer waits past the note's 1.5 s however late it starts writing (a
     # loaded machine takes seconds to start two workers and judge their first chunk)
-    with _locked(store, 3.0 if workers == 1 else 7.0) as holder:
+    with locked(store, 3.0 if workers == 1 else 7.0) as holder:
         run = subprocess.run(args, capture_output=True, text=True, timeout=300)
         ended = time.time()
-        released = _released_at(holder)
+        released = released_at(holder)
     assert run.returncode == 0, run.stderr
     assert ended > released  # it waited for the lock instead of failing or writing around it
     note = f"semcer: note: waiting for the store {store}, which another process holds (up to 120 s)"
@@ -102,7 +67,7 @@ def test_a_lock_held_past_the_timeout_is_one_clear_line(tmp_path, monkeypatch, c
     monkeypatch.setattr(guards, "WAIT_NOTE_AFTER_S", 0.2)
     store = fill_store(tmp_path / "judged.sqlite")
     before = _dump(store)
-    with _locked(store, -1):
+    with locked(store, -1):
         started = time.monotonic()
         status = semcer.cli.main([*_score_args(store), "-o", str(tmp_path / "out.json")])
         waited = time.monotonic() - started
@@ -120,12 +85,12 @@ def test_opening_a_store_another_process_holds_waits_and_says_so(tmp_path, monke
     reading it waits): the open waits, says so once, and makes the store when the lock is let go."""
     monkeypatch.setattr(guards, "WAIT_NOTE_AFTER_S", 0.3)
     path = tmp_path / "new.sqlite"
-    with _locked(path, 1.5) as holder:
+    with locked(path, 1.5) as holder:
         with JudgedEditStore(path) as store:
             opened = time.time()
             ctx = make_ctx(3)
             assert store.put_many([(store.key("j:v1", ctx), "j:v1", ctx, Judgement(p_of(ctx)))]) == 1
-        released = _released_at(holder)
+        released = released_at(holder)
     assert opened > released
     notes = [r for r in caplog.records if r.name == "semcer.store"]
     assert [(r.getMessage(), getattr(r, "note", False)) for r in notes] == [
@@ -135,9 +100,9 @@ def test_opening_a_store_another_process_holds_waits_and_says_so(tmp_path, monke
 
 def test_a_short_wait_says_nothing(tmp_path, caplog):
     path = fill_store(tmp_path / "judged.sqlite")
-    with JudgedEditStore(path) as store, _locked(path, 0.3) as holder:
+    with JudgedEditStore(path) as store, locked(path, 0.3) as holder:
         ctx = make_ctx(500)
         assert store.put_many([(store.key("j:v1", ctx), "j:v1", ctx, Judgement(p_of(ctx)))]) == 1
         written = time.time()
-        assert written > _released_at(holder)
+        assert written > released_at(holder)
     assert [r for r in caplog.records if r.name == "semcer.store"] == []

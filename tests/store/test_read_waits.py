@@ -15,49 +15,18 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import fill_store, make_ctx
+from helpers import fill_store, locked, make_ctx
 
 import semcer.store.sqlite
 from semcer.errors import StoreError
 from semcer.store import guards
 from semcer.store.sqlite import JudgedEditStore
-
-#: Holds an exclusive lock on argv[1] for argv[2] seconds (until standard input ends when negative);
-#: prints "held" once it has it and the time.time() at which it let go.
-_HOLDER = """
-import sqlite3, sys, time
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-conn.execute("BEGIN EXCLUSIVE")
-print("held", flush=True)
-seconds = float(sys.argv[2])
-if seconds < 0:
-    sys.stdin.read()
-else:
-    time.sleep(seconds)
-conn.execute("COMMIT")
-print(time.time(), flush=True)
-"""
-
-
-@contextlib.contextmanager
-def _locked(path: Path, seconds: float) -> Iterator[subprocess.Popen]:
-    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path), str(seconds)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-        yield proc
-    finally:
-        if proc.poll() is None and seconds < 0:
-            proc.communicate(timeout=30)
-        proc.wait(timeout=30)
 
 
 @pytest.fixture
@@ -103,7 +72,7 @@ def _notes(caplog) -> list[tuple[str, bool]]:
 @pytest.mark.parametrize("read", sorted(_READS))
 def test_a_read_of_a_store_held_past_the_timeout_says_so_and_fails_clearly(tmp_path, short_waits, caplog, read):
     copy = _rollback_copy(tmp_path)
-    with JudgedEditStore(copy, readonly=True) as store, _locked(copy, -1):
+    with JudgedEditStore(copy, readonly=True) as store, locked(copy, -1):
         started = time.monotonic()
         with pytest.raises(StoreError) as err:
             _READS[read](store)
@@ -120,7 +89,7 @@ def test_a_read_waits_for_the_lock_says_so_once_and_reads(tmp_path, monkeypatch,
     copy = _rollback_copy(tmp_path)
     with JudgedEditStore(copy, readonly=True) as store:
         want = store.judges()
-        with _locked(copy, 1.0) as holder:
+        with locked(copy, 1.0) as holder:
             got = store.judges()
             read = time.time()
             released = float(holder.communicate(timeout=30)[0].strip())
@@ -132,7 +101,7 @@ def test_a_read_waits_for_the_lock_says_so_once_and_reads(tmp_path, monkeypatch,
 def test_a_read_of_a_wal_store_does_not_wait_for_a_writer(tmp_path, short_waits, caplog):
     """The experiment's other half, kept: a WAL store is read while another process holds its write lock."""
     store_path = fill_store(tmp_path / "judged.sqlite")
-    with JudgedEditStore(store_path, readonly=True) as store, _locked(store_path, -1):
+    with JudgedEditStore(store_path, readonly=True) as store, locked(store_path, -1):
         started = time.monotonic()
         assert store.count() == 190 and len(list(store.scan())) == 190
         assert time.monotonic() - started < 0.2

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLES, fill_store
+from helpers import EXAMPLES, fill_store, store_lost_at, store_lost_warnings
 from llm_server import ChatServer, fixed_backend
 
 BATCH = 256  # the OpenAI backend's batch: max(256, 8 * concurrency)
@@ -48,19 +47,8 @@ def test_a_store_gone_under_a_run_is_said_and_the_file_at_its_path_is_left_alone
     store = tmp_path / "judged.sqlite"
     other = fill_store(tmp_path / "other.sqlite")  # a store of 190 edits of other judges
     other_rows = _stored(other)
-    seen: dict[str, int] = {}
-    answer = fixed_backend()
-
-    def backend(body: dict):
-        seen["requests"] = seen.get("requests", 0) + 1
-        if seen["requests"] == BATCH + 1:  # the first batch is committed, the second not yet written
-            seen["kept_before"] = _rows(store)
-            if how == "deleted":
-                store.unlink()
-            else:
-                shutil.copyfile(other, tmp_path / "incoming.sqlite")
-                (tmp_path / "incoming.sqlite").replace(store)
-        return answer(body)
+    # the first batch is committed, the second not yet written
+    backend, seen = store_lost_at(BATCH + 1, store, other, how, fixed_backend())
 
     with ChatServer(backend) as server:
         run = _score(server, store)
@@ -70,14 +58,7 @@ def test_a_store_gone_under_a_run_is_said_and_the_file_at_its_path_is_left_alone
     assert seen["kept_before"] == BATCH
     lost = requests - BATCH  # every edit judged after the change
     assert lost > BATCH  # more than one batch after it: the close says the total
-    assert run.stderr.splitlines() == [
-        f"semcer: warning: {store} was deleted, moved or replaced by another file during the run: the {BATCH} "
-        "judged edit(s) this run wrote since are not in it (nor are earlier ones, unless the file now there has "
-        "them), and it writes no more there; the scores are not affected, and a later run judges the missing "
-        "edits again",
-        f"semcer: warning: {store}: in all {lost} judged edit(s) this run wrote after the store was deleted, moved "
-        "or replaced are not in it",
-    ]
+    assert run.stderr.splitlines() == store_lost_warnings(store, BATCH, lost)
     got, want = json.loads(run.stdout), json.loads(undisturbed.stdout)
     assert got["corpus"] == want["corpus"] and got["judge"]["judged"] == want["judge"]["judged"] == requests
     assert _rows(tmp_path / "fresh.sqlite") == requests  # what an undisturbed run keeps

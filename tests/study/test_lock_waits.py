@@ -14,13 +14,11 @@ from __future__ import annotations
 import contextlib
 import re
 import sqlite3
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import locked, released_at
 from studyhelpers import write_edits
 
 import semcer.cli
@@ -28,39 +26,6 @@ from semcer.store import guards
 from semcer.study import db as studydb
 from semcer.study.create import create_study, plan
 from semcer.study.db import StudyDB, StudyLocked
-
-#: Holds an exclusive lock on argv[1] for argv[2] seconds (until standard input ends when negative);
-#: prints "held" once it has it and the time.time() at which it let go.
-_HOLDER = """
-import sqlite3, sys, time
-conn = sqlite3.connect(sys.argv[1], isolation_level=None)
-conn.execute("BEGIN EXCLUSIVE")
-print("held", flush=True)
-seconds = float(sys.argv[2])
-if seconds < 0:
-    sys.stdin.read()
-else:
-    time.sleep(seconds)
-conn.execute("COMMIT")
-print(time.time(), flush=True)
-"""
-
-
-@contextlib.contextmanager
-def _locked(path: Path, seconds: float) -> Iterator[subprocess.Popen]:
-    proc = subprocess.Popen([sys.executable, "-c", _HOLDER, str(path), str(seconds)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
-        yield proc
-    finally:
-        if proc.poll() is None and seconds < 0:
-            proc.communicate(timeout=30)
-        proc.wait(timeout=30)
-
-
-def _released_at(proc: subprocess.Popen) -> float:
-    return float(proc.communicate(timeout=30)[0].strip())
 
 
 def _new_study(tmp_path: Path) -> tuple[Path, str]:
@@ -107,18 +72,18 @@ def test_an_answer_waits_for_the_lock_says_so_once_and_is_kept(study, monkeypatc
     monkeypatch.setattr(guards, "WAIT_NOTE_AFTER_S", 0.2)
     db = StudyDB(study)
     first, second = db.next_slot("ana")[1], db.slot("ana", 1)
-    with _locked(study, 1.0) as holder:
+    with locked(study, 1.0) as holder:
         assert db.rate("ana", first, level=2)
         answered = time.time()
-        assert answered > _released_at(holder)
-    with _locked(study, 0.5):
+        assert answered > released_at(holder)
+    with locked(study, 0.5):
         assert db.rate("ana", second, level=3)  # a second wait of this StudyDB is not said again
     assert sorted(r.level for r in db.ratings()) == [2, 3]
     assert _notes(caplog) == [(_note(study), True)]
 
 
 def test_a_lock_held_past_the_timeout_is_one_clear_line(study, short_waits, capsys):
-    with _locked(study, -1):
+    with locked(study, -1):
         started = time.monotonic()
         status = semcer.cli.main(["study", "add-reader", str(study), "ben"])
         waited = time.monotonic() - started
@@ -130,10 +95,10 @@ def test_a_lock_held_past_the_timeout_is_one_clear_line(study, short_waits, caps
 def test_a_study_in_a_rollback_journal_mode_is_read_after_the_wait(study, monkeypatch, capsys):
     monkeypatch.setattr(guards, "WAIT_NOTE_AFTER_S", 0.2)
     copy = _copy_in_rollback_mode(study)
-    with _locked(copy, 1.0) as holder:
+    with locked(copy, 1.0) as holder:
         assert semcer.cli.main(["study", "status", str(copy), "--json"]) == 0
         ended = time.time()
-        assert ended > _released_at(holder)
+        assert ended > released_at(holder)
     out, err = capsys.readouterr()
     assert '"ana"' in out and err.splitlines() == [f"semcer: note: {_note(copy)}"]
 
@@ -141,7 +106,7 @@ def test_a_study_in_a_rollback_journal_mode_is_read_after_the_wait(study, monkey
 def test_a_study_in_a_rollback_journal_mode_held_past_the_timeout_is_locked_not_foreign(study, short_waits, caplog):
     copy = _copy_in_rollback_mode(study)
     db = StudyDB(copy)
-    with _locked(copy, -1):
+    with locked(copy, -1):
         with pytest.raises(StudyLocked) as opened:
             StudyDB(copy)  # before: "not a semcer study file"
         with pytest.raises(StudyLocked) as read:
@@ -163,7 +128,7 @@ def test_the_app_answers_a_study_locked_past_the_timeout_as_one_it_cannot_write(
     page = c.get("/rate")
     csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
     pos = re.search(r'name="pos" value="(\d+)"', page.text).group(1)
-    with _locked(study, -1):
+    with locked(study, -1):
         r = c.post("/rate", data={"csrf": csrf, "pos": pos, "level": "2"}, follow_redirects=False)
     assert r.status_code == 503 and "your answer was not recorded" in r.text and "damaged" not in r.text
     assert StudyDB(study).ratings() == []
