@@ -27,10 +27,9 @@ def no_stats() -> CacheStats:
     return CacheStats(0, 0, 0, 0, 0)
 
 
-def added(a: CacheStats, b: CacheStats) -> CacheStats:
-    """The counters of ``a`` and ``b`` together."""
-    return CacheStats(a.total + b.total, a.unique + b.unique, a.hits + b.hits, a.judged + b.judged,
-                      a.failures + b.failures, a.corrupt + b.corrupt, a.stale + b.stale, a.overwritten + b.overwritten)
+def added(a: CacheStats, b: CacheStats, sign: int = 1) -> CacheStats:
+    """The counters of ``a`` and ``b`` together (``sign=-1``: those of ``a`` less ``b``'s)."""
+    return CacheStats(*(getattr(a, f.name) + sign * getattr(b, f.name) for f in fields(CacheStats)))
 
 
 @dataclass(frozen=True)
@@ -60,9 +59,7 @@ def streamed_judge_run(judge: JudgeBase, cache: CacheStats, earlier: CacheStats,
     the same as before resumption was told apart)."""
     if not chunks:
         return judge_run(judge, cache, stats, failed=failed)
-    now = CacheStats(cache.total, cache.unique, cache.hits - earlier.hits, cache.judged - earlier.judged,
-                     cache.failures - earlier.failures, cache.corrupt - earlier.corrupt, cache.stale - earlier.stale,
-                     cache.overwritten - earlier.overwritten)
+    now = replace(added(cache, earlier, -1), total=cache.total, unique=cache.unique)  # the corpus's edits, still
     this = judge_run(judge, now, stats, failed=failed)
     resumed = [("chunks", chunks), ("cache_hits", earlier.hits), ("sent", earlier.judged),
                ("judged", earlier.judged - earlier.failures), ("failures", earlier.failures)]

@@ -468,12 +468,9 @@ def _check_references(pairs: Sequence[Pair] | JsonlSource, pol: TextPolicy) -> N
     """Raise the error of the first reference that is empty after ``pol`` before any chunk is judged,
     as the alignment of one pass over all lines would (a :class:`JsonlSource` whose check pass looked
     for them under ``pol`` is not read again)."""
-    if isinstance(pairs, JsonlSource):
-        if pairs.empty_checked == pol:
-            return
-        empty = first_empty_reference(pairs.pairs(), pol)
-    else:
-        empty = first_empty_reference(pairs, pol)
+    if isinstance(pairs, JsonlSource) and pairs.empty_checked == pol:
+        return
+    empty = first_empty_reference(_all_pairs(pairs), pol)
     if empty is not None:
         raise empty_reference_error(empty, pol)
 
